@@ -1,0 +1,95 @@
+# Developer commands. `make dev` and `make test` set up everything they need on a fresh
+# machine (Rust wasm target, pinned worker-build and wasm-bindgen-cli, npm tooling).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PORT ?= 8787
+WORKER_BUILD_VERSION := 0.8.7
+# wasm-bindgen-cli must match the wasm-bindgen crate exactly, so it is read from the lockfile.
+WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/[^0-9.]/, ""); print; exit}' Cargo.lock)
+CARGO_BIN := $(HOME)/.cargo/bin
+NODE_BIN := $(CURDIR)/node_modules/.bin
+DEV_STATE := .wrangler/state
+export PATH := $(CARGO_BIN):$(PATH)
+
+# worker-build fetches these from the internet by default; point it at pinned local copies.
+export WASM_BINDGEN_BIN := $(CARGO_BIN)/wasm-bindgen
+export ESBUILD_BIN := $(NODE_BIN)/esbuild
+export WASM_OPT_BIN := $(NODE_BIN)/wasm-opt
+
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json
+
+.PHONY: help tools build dev test unit lint fmt migrate-local bench clean
+
+help:
+	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
+	@echo "make test   lint, unit tests and end-to-end tests against the real worker in workerd"
+	@echo "make bench  load benchmark (see bench/README.md)"
+
+tools: .tools/stamp
+
+.tools/stamp: Cargo.lock package.json package-lock.json
+	@echo "==> checking toolchain"
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
+	  || { echo "==> adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown; }
+	@if [ "$$(worker-build --version 2>/dev/null | awk '{print $$2}')" != "$(WORKER_BUILD_VERSION)" ]; then \
+	  echo "==> installing worker-build $(WORKER_BUILD_VERSION) (takes ~5 min once)"; \
+	  cargo install worker-build --version $(WORKER_BUILD_VERSION) --locked; fi
+	@if [ "$$(wasm-bindgen --version 2>/dev/null | awk '{print $$2}')" != "$(WASM_BINDGEN_VERSION)" ]; then \
+	  echo "==> installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) (takes ~3 min once)"; \
+	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION); fi
+	@if [ ! -x "$(NODE_BIN)/wrangler" ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	  echo "==> installing pinned npm tooling (wrangler, esbuild, binaryen)"; \
+	  npm ci --no-audit --no-fund --loglevel=error; fi
+	@mkdir -p .tools && touch $@
+
+# Release build of the worker into build/; skipped when nothing changed.
+build: build/index.js
+
+build/index.js: $(SOURCES) | .tools/stamp
+	@echo "==> building the worker (release wasm)"
+	@worker-build --release
+	@ls -l build/index_bg.wasm | awk '{printf "==> wasm: %d bytes", $$5}'; \
+	  gzip -9c build/index_bg.wasm | wc -c | awk '{printf ", %d gzipped\n", $$1}'
+
+.dev.vars:
+	@cp .dev.vars.example .dev.vars
+	@echo "==> created .dev.vars from .dev.vars.example (local secrets)"
+
+migrate-local: tools
+	@echo "==> applying D1 migrations to the local database"
+	@CI=true $(NODE_BIN)/wrangler d1 migrations apply DB --local --persist-to $(DEV_STATE)
+
+dev: tools build .dev.vars migrate-local
+	@admin=$$(grep '^ADMIN_TOKEN=' .dev.vars | cut -d= -f2-); \
+	echo ""; \
+	echo "==> serving on http://127.0.0.1:$(PORT)"; \
+	echo "    Mint a first API token through the operator API:"; \
+	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts -H 'Authorization: Bearer $$admin' -d '{\"name\":\"Acme\",\"plan\":\"enterprise\"}'"; \
+	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts/1/tokens -H 'Authorization: Bearer $$admin' -d '{\"name\":\"crm\",\"scopes\":[\"cards:write\",\"leads:read\",\"analytics:read\"]}'"; \
+	echo "      curl -s http://127.0.0.1:$(PORT)/api/v1/cards -H 'Authorization: Bearer <token>'"; \
+	echo ""
+	@$(NODE_BIN)/wrangler dev --ip 127.0.0.1 --port $(PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
+
+fmt:
+	cargo fmt --all
+
+lint: tools
+	@echo "==> cargo fmt --check"
+	@cargo fmt --all -- --check
+	@echo "==> cargo clippy (wasm32, -D warnings)"
+	@cargo clippy --quiet --target wasm32-unknown-unknown --all-features -- -D warnings
+
+unit:
+	@echo "==> unit tests (native)"
+	@cargo test --lib --quiet
+
+# End-to-end tests start their own `wrangler dev` servers on free ports with fresh state.
+test: tools lint build
+	@echo "==> unit and end-to-end tests"
+	@cargo test --all-targets -- --test-threads=4
+
+clean:
+	rm -rf build target .wrangler .tools

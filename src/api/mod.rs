@@ -1,0 +1,6 @@
+//! Handlers, one module per resource. They translate between HTTP and the domain and
+//! storage layers and hold no SQL of their own.
+
+pub mod admin;
+pub mod cards;
+pub mod openapi;

@@ -1,0 +1,38 @@
+//! The 19 content languages of spec 2.5.
+
+pub const LANGUAGES: [&str; 19] = [
+    "de", "en", "bg", "cs", "da", "el", "es", "fr", "hr", "hu", "it", "nl", "pl", "pt", "ro", "sk",
+    "sl", "sv", "uk",
+];
+
+/// Default `language` of a new card (product.md 1).
+pub const DEFAULT_LANGUAGE: &str = "en";
+
+pub fn is_language(code: &str) -> bool {
+    LANGUAGES.contains(&code)
+}
+
+/// `[language]` plus the translation keys that are language codes, sorted, unique.
+pub fn available_languages(language: &str, translations: &serde_json::Value) -> Vec<String> {
+    let mut langs: Vec<String> = vec![language.to_string()];
+    if let Some(map) = translations.as_object() {
+        langs.extend(map.keys().filter(|k| is_language(k)).cloned());
+    }
+    langs.sort();
+    langs.dedup();
+    langs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn available_languages_include_base_and_known_translations() {
+        let t = json!({"fr": {}, "de": {}, "xx": {}, "en": {}});
+        assert_eq!(available_languages("en", &t), ["de", "en", "fr"]);
+        assert_eq!(available_languages("sv", &json!({})), ["sv"]);
+        assert_eq!(available_languages("sv", &json!(null)), ["sv"]);
+    }
+}

@@ -1,0 +1,13 @@
+//! Pure business rules: no `worker` types, so everything here is unit-tested natively.
+
+pub mod account;
+pub mod card;
+pub mod lang;
+pub mod lead;
+pub mod pagination;
+pub mod plan;
+pub mod ratelimit;
+pub mod slug;
+pub mod time;
+pub mod token;
+pub mod validation;

@@ -1,0 +1,3 @@
+//! Durable Object classes (one file each) and the worker-side clients that call them.
+
+pub mod rate_limiter;

@@ -1,0 +1,107 @@
+//! The one error type of the service and its mapping to the JSON bodies of spec section 7.
+
+use serde_json::{json, Value};
+use worker::Response;
+
+use super::respond::json_response;
+use crate::domain::validation::FieldErrors;
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// 401: token missing, malformed, unknown or revoked.
+    Unauthenticated,
+    /// 403: the account's plan has no API access.
+    NoApiAccess,
+    /// 403: the token lacks the operation's scope.
+    MissingScope,
+    /// 403: the plan's card limit is reached.
+    CardLimit,
+    NotFound,
+    MethodNotAllowed(&'static str),
+    PayloadTooLarge,
+    Validation(FieldErrors),
+    TooManyRequests {
+        retry_after: u64,
+    },
+    /// 500: logged with its cause, answered without it.
+    Internal(String),
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn status(&self) -> u16 {
+        match self {
+            ApiError::Unauthenticated => 401,
+            ApiError::NoApiAccess | ApiError::MissingScope | ApiError::CardLimit => 403,
+            ApiError::NotFound => 404,
+            ApiError::MethodNotAllowed(_) => 405,
+            ApiError::PayloadTooLarge => 413,
+            ApiError::Validation(_) => 422,
+            ApiError::TooManyRequests { .. } => 429,
+            ApiError::Internal(_) => 500,
+        }
+    }
+
+    pub fn body(&self) -> Value {
+        match self {
+            ApiError::Unauthenticated => json!({"message": "Unauthenticated."}),
+            ApiError::NoApiAccess => json!({
+                "message": "API access is not available on your current plan. Upgrade to the Enterprise plan to use the API."
+            }),
+            ApiError::MissingScope => {
+                json!({"message": "This token does not have the scope required for this operation."})
+            }
+            ApiError::CardLimit => json!({
+                "message": "You have reached the card limit of your current plan. Upgrade your plan to create more cards."
+            }),
+            ApiError::NotFound => json!({"message": "Not found."}),
+            ApiError::MethodNotAllowed(_) => json!({"message": "Method not allowed."}),
+            ApiError::PayloadTooLarge => json!({"message": "The request body is too large."}),
+            ApiError::Validation(errors) => {
+                json!({"message": errors.summary(), "errors": errors.to_json()})
+            }
+            ApiError::TooManyRequests { retry_after } => {
+                json!({"message": "Too many requests.", "retry_after": retry_after})
+            }
+            ApiError::Internal(_) => json!({"message": "Server error."}),
+        }
+    }
+
+    pub fn into_response(self) -> Response {
+        if let ApiError::Internal(cause) = &self {
+            worker::console_error!("internal error: {cause}");
+        }
+        let mut resp = json_response(self.status(), &self.body());
+        let headers = resp.headers_mut();
+        match &self {
+            ApiError::MethodNotAllowed(allow) => {
+                let _ = headers.set("Allow", allow);
+            }
+            ApiError::TooManyRequests { retry_after } => {
+                let _ = headers.set("Retry-After", &retry_after.to_string());
+            }
+            ApiError::Unauthenticated => {
+                let _ = headers.set("WWW-Authenticate", "Bearer");
+            }
+            _ => {}
+        }
+        resp
+    }
+
+    pub fn validation(field: &str, message: String) -> ApiError {
+        ApiError::Validation(FieldErrors::one(field, message))
+    }
+}
+
+impl From<worker::Error> for ApiError {
+    fn from(e: worker::Error) -> Self {
+        ApiError::Internal(e.to_string())
+    }
+}
+
+impl From<FieldErrors> for ApiError {
+    fn from(e: FieldErrors) -> Self {
+        ApiError::Validation(e)
+    }
+}

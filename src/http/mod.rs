@@ -1,0 +1,58 @@
+//! The HTTP layer: routing, authentication, errors and JSON in and out.
+
+pub mod auth;
+pub mod error;
+pub mod params;
+pub mod respond;
+pub mod router;
+
+use worker::{Context, Env, Request};
+
+/// Per-request environment handed to every handler.
+pub struct App {
+    pub env: Env,
+    pub ctx: Context,
+    pub now_ms: i64,
+    /// `PUBLIC_BASE_URL`, or the request's origin when that var is empty.
+    pub base_url: String,
+}
+
+impl App {
+    pub fn new(req: &Request, env: Env, ctx: Context) -> App {
+        let base_url = match env.var("PUBLIC_BASE_URL").map(|v| v.to_string()) {
+            Ok(v) if !v.trim().is_empty() => v.trim().trim_end_matches('/').to_string(),
+            _ => req
+                .url()
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_default(),
+        };
+        App {
+            env,
+            ctx,
+            now_ms: js_sys::Date::now() as i64,
+            base_url,
+        }
+    }
+
+    pub fn db(&self) -> worker::Result<worker::D1Database> {
+        self.env.d1("DB")
+    }
+
+    /// A wrangler var as text; unset and empty are the same.
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.env
+            .var(name)
+            .map(|v| v.to_string())
+            .ok()
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A secret (`.dev.vars` locally); unset and empty are the same.
+    pub fn secret(&self, name: &str) -> Option<String> {
+        self.env
+            .secret(name)
+            .map(|v| v.to_string())
+            .ok()
+            .filter(|v| !v.is_empty())
+    }
+}

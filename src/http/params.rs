@@ -1,0 +1,34 @@
+//! Path and query parameters.
+
+use std::collections::HashMap;
+
+use worker::Request;
+
+/// Query parameters; for a repeated key the last value wins, as in PHP.
+pub fn query(req: &Request) -> HashMap<String, String> {
+    req.url()
+        .map(|u| u.query_pairs().into_owned().collect())
+        .unwrap_or_default()
+}
+
+/// A path id: plain decimal digits only, so `/cards/1e3` or `/cards/+1` are not found.
+pub fn path_id(segment: &str) -> Option<i64> {
+    if segment.is_empty() || segment.len() > 15 || !segment.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    segment.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_id;
+
+    #[test]
+    fn ids() {
+        assert_eq!(path_id("42"), Some(42));
+        assert_eq!(path_id("007"), Some(7));
+        for bad in ["", "-1", "+1", "1e3", "abc", "1.0", "9999999999999999"] {
+            assert_eq!(path_id(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Building responses and reading request bodies without any fallible path that could
+//! turn a client mistake into a 500.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use worker::{Headers, Request, Response};
+
+use super::error::{ApiError, ApiResult};
+use crate::domain::validation::FieldErrors;
+
+/// Bodies above this are refused before parsing.
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
+    let (status, bytes) = match serde_json::to_vec(body) {
+        Ok(bytes) => (status, bytes),
+        Err(e) => {
+            worker::console_error!("serialising a response failed: {e}");
+            (500, br#"{"message":"Server error."}"#.to_vec())
+        }
+    };
+    let headers = Headers::new();
+    let _ = headers.set("Content-Type", "application/json");
+    Response::builder()
+        .with_status(status)
+        .with_headers(headers)
+        .fixed(bytes)
+}
+
+pub fn ok<T: Serialize + ?Sized>(body: &T) -> ApiResult<Response> {
+    Ok(json_response(200, body))
+}
+
+/// The body as a JSON object. An empty body is an empty object (so required-field errors
+/// follow); anything unparsable or not an object is a 422 on `body`.
+pub async fn json_object(req: &mut Request) -> ApiResult<Map<String, Value>> {
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::PayloadTooLarge);
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => {
+            Err(FieldErrors::one("body", "The request body must be a JSON object.".into()).into())
+        }
+        Err(e) => Err(FieldErrors::one(
+            "body",
+            format!("The request body is not valid JSON: {e}."),
+        )
+        .into()),
+    }
+}

@@ -1,0 +1,691 @@
+//! Cards API (spec 2.1, 4.2 - 4.5, 8; product.md 1 and 2).
+
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
+use crate::harness::{server, Tenant};
+
+const STRING_OR_NULL: [&str; 17] = [
+    "job_title",
+    "company",
+    "bio",
+    "email",
+    "phone",
+    "website",
+    "booking_url",
+    "video_url",
+    "address",
+    "tagline",
+    "company_registration",
+    "vat_id",
+    "template_id",
+    "card_type",
+    "seo_title",
+    "seo_description",
+    "published_at",
+];
+
+/// Every field of spec 2.1 with its JSON type.
+fn assert_card_shape(c: &Value) {
+    assert!(c["id"].is_i64(), "{c}");
+    for f in [
+        "slug",
+        "title",
+        "first_name",
+        "last_name",
+        "status",
+        "language",
+        "public_url",
+        "created_at",
+        "updated_at",
+    ] {
+        assert!(c[f].is_string(), "{f}: {c}");
+    }
+    for f in STRING_OR_NULL.iter().chain(&["expires_at"]) {
+        assert!(
+            c.get(*f).is_some_and(|v| v.is_string() || v.is_null()),
+            "{f}: {c}"
+        );
+    }
+    for f in [
+        "is_public",
+        "is_password_protected",
+        "show_branding",
+        "show_lead_form",
+        "seo_indexable",
+    ] {
+        assert!(c[f].is_boolean(), "{f}: {c}");
+    }
+    assert!(c["social_links"].is_array());
+    assert!(c["available_languages"].is_array());
+    for f in ["design_config", "section_visibility", "translations"] {
+        assert!(c[f].is_object(), "{f}: {c}");
+    }
+    assert_eq!(
+        c.as_object().unwrap().len(),
+        38,
+        "exactly the fields of 2.1: {c}"
+    );
+}
+
+fn writer() -> Tenant<'static> {
+    server().tenant(&["cards:write"])
+}
+
+#[test]
+fn create_returns_201_with_every_field_and_generated_values() {
+    let t = writer();
+    let r = t.send(
+        "POST",
+        "/cards",
+        &json!({
+            "first_name": "Jürgen", "last_name": "Groß", "job_title": "CTO", "company": "Acme",
+            "bio": "Hi", "email": "j@acme.example", "phone": "+49 (30) 123-45", "website": "https://acme.example",
+            "booking_url": "https://cal.example/j", "video_url": "https://video.example/v",
+            "address": "Main St 1", "social_links": [{"platform": "linkedin", "url": "https://linkedin.com/in/j", "label": "LinkedIn"}],
+            "design_config": {"color": "#000"}, "template_id": "classic", "is_public": true,
+            "show_branding": false, "show_lead_form": true, "seo_title": "J", "seo_description": "D",
+            "language": "de",
+            "id": 999, "slug": "chosen", "title": "Chosen", "status": "archived", "tagline": "ignored",
+            "translations": {"fr": {}}, "unknown": 1
+        }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let v = r.json();
+    assert!(v["message"].is_string());
+    let c = &v["data"];
+    assert_card_shape(c);
+    assert!(c["slug"].as_str().unwrap().starts_with("jurgen-gross"));
+    assert_eq!(c["title"], "Jürgen Groß");
+    assert_ne!(c["id"], 999);
+    assert_eq!(c["status"], "active");
+    assert_eq!(c["language"], "de");
+    assert_eq!(c["available_languages"], json!(["de"]));
+    assert_eq!(c["translations"], json!({}));
+    assert_eq!(c["tagline"], Value::Null);
+    assert_eq!(c["published_at"], c["created_at"]);
+    assert_eq!(c["created_at"], c["updated_at"]);
+    assert_eq!(c["show_branding"], false);
+    assert_eq!(c["video_url"], "https://video.example/v");
+    assert_eq!(c["design_config"], json!({"color": "#000"}));
+    assert_eq!(c["social_links"][0]["platform"], "linkedin");
+    assert!(c["public_url"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("/c/{}", c["slug"].as_str().unwrap())));
+}
+
+#[test]
+fn create_defaults() {
+    let c = writer().card(json!({"first_name": "Ada", "last_name": "Lovelace"}));
+    assert_card_shape(&c);
+    assert_eq!(c["language"], "en");
+    assert_eq!(c["status"], "active");
+    assert_eq!(c["is_public"], true);
+    assert_eq!(c["show_branding"], true);
+    assert_eq!(c["social_links"], json!([]));
+    assert_eq!(c["design_config"], json!({}));
+    assert_eq!(c["email"], Value::Null);
+}
+
+#[test]
+fn slugs_are_unique_and_never_change() {
+    let t = writer();
+    let name = format!("Slug{}", std::process::id());
+    let a = t.card(json!({"first_name": name, "last_name": "Twin"}));
+    let b = t.card(json!({"first_name": name, "last_name": "Twin"}));
+    let base = format!("{}-twin", name.to_lowercase());
+    assert_eq!(a["slug"], base);
+    assert_eq!(b["slug"], format!("{base}-2"));
+    // Another account shares the slug space.
+    let c = writer().card(json!({"first_name": name, "last_name": "Twin"}));
+    assert_eq!(c["slug"], format!("{base}-3"));
+    let r = t.send(
+        "PATCH",
+        &format!("/cards/{}", a["id"]),
+        &json!({"first_name": "Other"}),
+    );
+    assert_eq!(r.json()["data"]["slug"], base);
+    assert_eq!(
+        r.json()["data"]["title"],
+        a["title"],
+        "title is set at create only"
+    );
+}
+
+#[test]
+fn concurrent_creates_get_distinct_slugs() {
+    let t = writer();
+    let name = format!("Race{}", std::process::id());
+    let slugs: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..15)
+            .map(|_| {
+                s.spawn(|| {
+                    t.card(json!({"first_name": name, "last_name": "Same"}))["slug"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let unique: HashSet<&String> = slugs.iter().collect();
+    assert_eq!(unique.len(), 15, "{slugs:?}");
+}
+
+#[test]
+fn required_fields_and_message_summary() {
+    let t = writer();
+    let v = t.send("POST", "/cards", &json!({})).assert_error(422);
+    assert_eq!(
+        v["message"],
+        "The first name field is required. (and 1 more error)"
+    );
+    assert_eq!(
+        v["errors"]["first_name"],
+        json!(["The first name field is required."])
+    );
+    assert_eq!(
+        v["errors"]["last_name"],
+        json!(["The last name field is required."])
+    );
+    let v = t
+        .send("POST", "/cards", &json!({"first_name": "A"}))
+        .assert_error(422);
+    assert_eq!(v["message"], "The last name field is required.");
+}
+
+#[test]
+fn field_lengths_at_the_limit_pass_and_one_over_fails() {
+    let t = writer();
+    let limits = [
+        ("first_name", 100),
+        ("last_name", 100),
+        ("job_title", 150),
+        ("company", 150),
+        ("bio", 1000),
+        ("address", 500),
+        ("template_id", 50),
+        ("seo_title", 100),
+        ("seo_description", 250),
+    ];
+    for (field, max) in limits {
+        let mut body = json!({"first_name": "A", "last_name": "B"});
+        body[field] = json!("ü".repeat(max));
+        let r = t.send("POST", "/cards", &body);
+        assert_eq!(r.status, 201, "{field} at {max}: {}", r.body);
+        body[field] = json!("ü".repeat(max + 1));
+        let v = t.send("POST", "/cards", &body).assert_error(422);
+        assert!(v["errors"][field].is_array(), "{field}: {v}");
+    }
+    let url = |n: usize| format!("https://e.example/{}", "a".repeat(n - 18));
+    for field in ["website", "booking_url", "video_url"] {
+        let ok = t.send(
+            "POST",
+            "/cards",
+            &json!({"first_name": "A", "last_name": "B", field: url(500)}),
+        );
+        assert_eq!(ok.status, 201, "{field}: {}", ok.body);
+        let v = t
+            .send(
+                "POST",
+                "/cards",
+                &json!({"first_name": "A", "last_name": "B", field: url(501)}),
+            )
+            .assert_error(422);
+        assert!(v["errors"][field].is_array());
+    }
+    let email = |n: usize| {
+        format!(
+            "{}@{}.{}.{}.example",
+            "a".repeat(64),
+            "b".repeat(60),
+            "c".repeat(60),
+            "d".repeat(n - 195)
+        )
+    };
+    assert_eq!(email(255).len(), 255);
+    assert_eq!(
+        t.send(
+            "POST",
+            "/cards",
+            &json!({"first_name": "A", "last_name": "B", "email": email(255)})
+        )
+        .status,
+        201
+    );
+    t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "A", "last_name": "B", "email": email(256)}),
+    )
+    .assert_error(422);
+    assert_eq!(
+        t.send(
+            "POST",
+            "/cards",
+            &json!({"first_name": "A", "last_name": "B", "phone": "1".repeat(50)})
+        )
+        .status,
+        201
+    );
+    t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "A", "last_name": "B", "phone": "1".repeat(51)}),
+    )
+    .assert_error(422);
+}
+
+#[test]
+fn formats_enums_and_types() {
+    let t = writer();
+    let c = t.card(json!({"first_name": "A", "last_name": "B"}));
+    let path = format!("/cards/{}", c["id"]);
+    let cases = [
+        (
+            json!({"email": "not-an-email"}),
+            "email",
+            "The email field must be a valid email address.",
+        ),
+        (
+            json!({"phone": "call me"}),
+            "phone",
+            "The phone field format is invalid.",
+        ),
+        (
+            json!({"website": "javascript:alert(1)"}),
+            "website",
+            "The website field must be a valid URL.",
+        ),
+        (
+            json!({"booking_url": "example.com"}),
+            "booking_url",
+            "The booking url field must be a valid URL.",
+        ),
+        (
+            json!({"language": null}),
+            "language",
+            "The language field must be a string.",
+        ),
+        (
+            json!({"language": "xx"}),
+            "language",
+            "The selected language is invalid.",
+        ),
+        (
+            json!({"status": "deleted"}),
+            "status",
+            "The selected status is invalid.",
+        ),
+        (
+            json!({"is_public": "maybe"}),
+            "is_public",
+            "The is public field must be true or false.",
+        ),
+        (
+            json!({"company": 42}),
+            "company",
+            "The company field must be a string.",
+        ),
+        (
+            json!({"first_name": null}),
+            "first_name",
+            "The first name field must be a string.",
+        ),
+        (
+            json!({"design_config": "x"}),
+            "design_config",
+            "The design config field must be an object.",
+        ),
+        (
+            json!({"social_links": "x"}),
+            "social_links",
+            "The social links field must be an array.",
+        ),
+    ];
+    for (body, field, message) in cases {
+        for method in ["PUT", "PATCH"] {
+            let v = t.send(method, &path, &body).assert_error(422);
+            assert_eq!(v["errors"][field], json!([message]), "{method} {body}");
+            assert_eq!(v["message"], message);
+        }
+    }
+    // Explicit null language is rejected on create too.
+    let v = t
+        .send(
+            "POST",
+            "/cards",
+            &json!({"first_name": "A", "last_name": "B", "language": null}),
+        )
+        .assert_error(422);
+    assert!(v["errors"]["language"].is_array());
+}
+
+#[test]
+fn social_links_validation_uses_dotted_keys() {
+    let t = writer();
+    let base = json!({"first_name": "A", "last_name": "B"});
+    let with = |links: Value| {
+        let mut b = base.clone();
+        b["social_links"] = links;
+        b
+    };
+    let twenty: Vec<Value> = (0..20)
+        .map(|i| json!({"platform": "github", "url": format!("user{i}")}))
+        .collect();
+    assert_eq!(t.send("POST", "/cards", &with(json!(twenty))).status, 201);
+    let mut twenty_one = twenty.clone();
+    twenty_one.push(json!({"platform": "x", "url": "h"}));
+    let v = t
+        .send("POST", "/cards", &with(json!(twenty_one)))
+        .assert_error(422);
+    assert_eq!(
+        v["errors"]["social_links"],
+        json!(["The social links field must not have more than 20 items."])
+    );
+
+    let v = t
+        .send("POST", "/cards", &with(json!([
+            {"platform": "linkedin", "url": "https://linkedin.com/in/a"},
+            {"platform": "myspace", "url": "a"},
+            {"platform": "x", "url": "has space"},
+            {"platform": "x", "url": format!("https://x.com/{}", "a".repeat(500)), "label": "l".repeat(101)},
+            {"url": "a"}
+        ])))
+        .assert_error(422);
+    let e = v["errors"].as_object().unwrap();
+    assert_eq!(
+        v["errors"]["social_links.1.platform"],
+        json!(["The selected social links.1.platform is invalid."])
+    );
+    assert!(e.contains_key("social_links.2.url"));
+    assert!(e.contains_key("social_links.3.url"));
+    assert!(e.contains_key("social_links.3.label"));
+    assert_eq!(
+        v["errors"]["social_links.4.platform"],
+        json!(["The social links.4.platform field is required."])
+    );
+    assert!(!e.contains_key("social_links.0.url"));
+    let ok = t.card(with(
+        json!([{"platform": "other", "url": "a".repeat(500), "label": "l".repeat(100)}]),
+    ));
+    assert_eq!(ok["social_links"][0]["label"], "l".repeat(100));
+}
+
+#[test]
+fn put_and_patch_change_only_provided_fields() {
+    let t = writer();
+    let c = t.card(
+        json!({"first_name": "Ada", "last_name": "Lovelace", "company": "Engines", "bio": "Math"}),
+    );
+    let path = format!("/cards/{}", c["id"]);
+    let mut last_updated = c["updated_at"].as_str().unwrap().to_string();
+    for (method, body) in [
+        ("PATCH", json!({"company": "Analytical"})),
+        ("PUT", json!({"bio": null})),
+        ("PATCH", json!({})),
+    ] {
+        let r = t.send(method, &path, &body);
+        assert_eq!(r.status, 200, "{}", r.body);
+        let v = r.json();
+        assert!(v["message"].is_string());
+        assert_card_shape(&v["data"]);
+        let updated = v["data"]["updated_at"].as_str().unwrap().to_string();
+        assert!(
+            updated > last_updated,
+            "updated_at moves on every update: {last_updated} -> {updated}"
+        );
+        last_updated = updated;
+    }
+    let got = t.get(&path).json()["data"].clone();
+    assert_eq!(got["company"], "Analytical");
+    assert_eq!(got["bio"], Value::Null);
+    assert_eq!(got["first_name"], "Ada");
+    assert_eq!(got["created_at"], c["created_at"]);
+}
+
+#[test]
+fn status_moves_freely_and_null_keeps_it() {
+    let t = writer();
+    let c = t.card(json!({"first_name": "S", "last_name": "T"}));
+    let path = format!("/cards/{}", c["id"]);
+    for status in ["draft", "archived", "active", "archived", "draft"] {
+        let r = t.send("PATCH", &path, &json!({"status": status}));
+        assert_eq!(r.json()["data"]["status"], status);
+    }
+    let r = t.send("PUT", &path, &json!({"status": null, "job_title": "X"}));
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["data"]["status"], "draft");
+    assert_eq!(r.json()["data"]["job_title"], "X");
+}
+
+#[test]
+fn list_orders_by_update_and_paginates() {
+    let t = writer();
+    let ids: Vec<i64> = (0..5)
+        .map(|i| {
+            t.card(json!({"first_name": format!("P{i}"), "last_name": "L"}))["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    // Touch the first card: it becomes the most recently updated.
+    assert_eq!(
+        t.send("PATCH", &format!("/cards/{}", ids[0]), &json!({"bio": "x"}))
+            .status,
+        200
+    );
+    let v = t.get("/cards").json();
+    let order: Vec<i64> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(order, vec![ids[0], ids[4], ids[3], ids[2], ids[1]]);
+    assert_eq!(
+        v["meta"],
+        json!({"current_page": 1, "last_page": 1, "per_page": 15, "total": 5})
+    );
+    assert_card_shape(&v["data"][0]);
+    assert!(v["data"][0].get("leads").is_none(), "leads only on getCard");
+
+    let v = t.get("/cards?per_page=2&page=2").json();
+    assert_eq!(
+        v["meta"],
+        json!({"current_page": 2, "last_page": 3, "per_page": 2, "total": 5})
+    );
+    assert_eq!(v["data"][0]["id"], ids[3]);
+    assert_eq!(
+        t.get("/cards?per_page=2&page=3").json()["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(t.get("/cards?per_page=2&page=9").json()["data"], json!([]));
+    // Clamped, never an error.
+    for (q, page, per_page) in [
+        ("per_page=0", 1, 1),
+        ("per_page=500", 1, 100),
+        ("page=0", 1, 15),
+        ("page=-3&per_page=abc", 1, 15),
+        ("page=x", 1, 15),
+    ] {
+        let r = t.get(&format!("/cards?{q}"));
+        assert_eq!(r.status, 200, "{q}");
+        let m = &r.json()["meta"];
+        assert_eq!(
+            (
+                m["current_page"].as_i64().unwrap(),
+                m["per_page"].as_i64().unwrap()
+            ),
+            (page, per_page),
+            "{q}"
+        );
+    }
+}
+
+#[test]
+fn get_card_includes_leads() {
+    let t = writer();
+    let c = t.card(json!({"first_name": "G", "last_name": "L"}));
+    let r = t.get(&format!("/cards/{}", c["id"]));
+    assert_eq!(r.status, 200);
+    let v = r.json();
+    assert!(v.get("meta").is_none() && v.get("message").is_none());
+    assert_eq!(v["data"]["leads"], json!([]));
+    let mut without = v["data"].clone();
+    without.as_object_mut().unwrap().remove("leads");
+    assert_card_shape(&without);
+}
+
+#[test]
+fn other_accounts_cards_are_404_for_every_operation() {
+    let owner = writer();
+    let other = writer();
+    let c = owner.card(json!({"first_name": "Mine", "last_name": "Only"}));
+    let path = format!("/cards/{}", c["id"]);
+    other.get(&path).assert_error(404);
+    for method in ["PUT", "PATCH"] {
+        assert_eq!(
+            other
+                .send(method, &path, &json!({"bio": "x"}))
+                .assert_error(404),
+            json!({"message": "Not found."})
+        );
+    }
+    other.send("DELETE", &path, &json!({})).assert_error(404);
+    assert_eq!(other.get("/cards").json()["meta"]["total"], 0);
+    // Untouched for the owner.
+    let mine = owner.get(&path).json()["data"].clone();
+    assert_eq!(mine["bio"], Value::Null);
+    owner.get("/cards/99999999").assert_error(404);
+}
+
+#[test]
+fn delete_removes_the_card() {
+    let t = writer();
+    let c = t.card(json!({"first_name": "D", "last_name": "L"}));
+    let path = format!("/cards/{}", c["id"]);
+    let r = t.send("DELETE", &path, &json!({}));
+    assert_eq!(r.status, 200);
+    let v = r.json();
+    assert!(v["message"].is_string() && v.get("data").is_none());
+    t.get(&path).assert_error(404);
+    t.send("DELETE", &path, &json!({})).assert_error(404);
+}
+
+#[test]
+fn plan_gated_fields_are_coerced() {
+    let s = server();
+    let gated = json!({"first_name": "P", "last_name": "G", "video_url": "https://v.example/1",
+                       "show_branding": false, "show_lead_form": true});
+    // No advanced analytics, white label or lead form: coerced, never rejected.
+    let account = s.account(
+        "free",
+        json!({"card_limit": 10, "features": {"api_access": true}}),
+    );
+    let t = Tenant {
+        server: s,
+        account,
+        token: s.token(account, &["cards:write"]),
+    };
+    let c = t.card(gated.clone());
+    assert_eq!(c["video_url"], Value::Null);
+    assert_eq!(c["show_branding"], true);
+    assert_eq!(c["show_lead_form"], false);
+    let r = t.send("PATCH", &format!("/cards/{}", c["id"]), &gated);
+    assert_eq!(r.status, 200);
+    let u = r.json()["data"].clone();
+    assert_eq!(
+        (
+            u["video_url"].clone(),
+            u["show_branding"].clone(),
+            u["show_lead_form"].clone()
+        ),
+        (Value::Null, json!(true), json!(false))
+    );
+    // Invalid values are still validated.
+    t.send(
+        "PATCH",
+        &format!("/cards/{}", c["id"]),
+        &json!({"video_url": "nope"}),
+    )
+    .assert_error(422);
+
+    // With every feature the values are kept.
+    let c = writer().card(gated);
+    assert_eq!(c["video_url"], "https://v.example/1");
+    assert_eq!(c["show_branding"], false);
+    assert_eq!(c["show_lead_form"], true);
+}
+
+#[test]
+fn card_limit_holds_under_concurrent_creates() {
+    let s = server();
+    let account = s.account("enterprise", json!({"card_limit": 20}));
+    let t = Tenant {
+        server: s,
+        account,
+        token: s.token(account, &["cards:write"]),
+    };
+    let statuses: Vec<u16> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..50)
+            .map(|i| {
+                let t = &t;
+                sc.spawn(move || {
+                    t.send(
+                        "POST",
+                        "/cards",
+                        &json!({"first_name": "Limit", "last_name": format!("N{i}")}),
+                    )
+                    .status
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        20,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 403).count(),
+        30,
+        "{statuses:?}"
+    );
+    assert_eq!(t.get("/cards").json()["meta"]["total"], 20);
+    let v = t
+        .send(
+            "POST",
+            "/cards",
+            &json!({"first_name": "One", "last_name": "More"}),
+        )
+        .assert_error(403);
+    assert!(v["message"]
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("limit"));
+    // Deleting one frees a slot.
+    let first = t.get("/cards").json()["data"][0]["id"].clone();
+    assert_eq!(
+        t.send("DELETE", &format!("/cards/{first}"), &json!({}))
+            .status,
+        200
+    );
+    assert_eq!(
+        t.send(
+            "POST",
+            "/cards",
+            &json!({"first_name": "One", "last_name": "More"})
+        )
+        .status,
+        201
+    );
+}

@@ -1,0 +1,301 @@
+//! Starts the built worker under `wrangler dev` (local workerd with local D1, KV and
+//! Durable Objects) on a free port with fresh state, and talks to it over HTTP.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+pub const ADMIN_TOKEN: &str = "e2e-admin-token";
+
+pub struct Server {
+    pub base: String,
+    pub admin_token: Option<String>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared server most tests use.
+pub fn server() -> &'static Server {
+    static DEFAULT: OnceLock<Server> = OnceLock::new();
+    DEFAULT.get_or_init(|| Server::start("default", &[("ADMIN_TOKEN", ADMIN_TOKEN)]))
+}
+
+impl Server {
+    /// Applies the migrations to a fresh state directory and starts `wrangler dev` with
+    /// the given vars. A watchdog stops the server when this test process exits.
+    pub fn start(name: &str, vars: &[(&str, &str)]) -> Server {
+        let root = root();
+        assert!(
+            root.join("build/index.js").exists(),
+            "build/index.js is missing: run `make test`, which builds the worker first"
+        );
+        let wrangler = root.join("node_modules/.bin/wrangler");
+        let state = root
+            .join("target/e2e")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        std::fs::create_dir_all(&state).expect("create state dir");
+        let out = Command::new(&wrangler)
+            .current_dir(root)
+            .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
+            .arg(&state)
+            .env("CI", "true")
+            .output()
+            .expect("run wrangler d1 migrations apply");
+        assert!(
+            out.status.success(),
+            "migrations failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = free_port();
+        let mut args = vec![
+            "dev".to_string(),
+            "--ip".into(),
+            "127.0.0.1".into(),
+            "--port".into(),
+            port.to_string(),
+            "--persist-to".into(),
+            state.display().to_string(),
+            "--show-interactive-dev-session=false".into(),
+            "--inspector-port".into(),
+            free_port().to_string(),
+            "--var".into(),
+            "VISITOR_SALT:e2e-salt".into(),
+        ];
+        let has_admin = vars.iter().any(|(k, _)| *k == "ADMIN_TOKEN");
+        if !has_admin {
+            // Overrides an ADMIN_TOKEN from a developer's .dev.vars.
+            args.extend(["--var".into(), "ADMIN_TOKEN:".into()]);
+        }
+        for (k, v) in vars {
+            args.extend(["--var".into(), format!("{k}:{v}")]);
+        }
+        let log = state.join("wrangler.log");
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let script = format!(
+            "setsid '{}' {} >'{}' 2>&1 </dev/null & w=$!; \
+             while kill -0 {parent} 2>/dev/null && kill -0 $w 2>/dev/null; do sleep 1; done; \
+             kill -TERM -- -$w 2>/dev/null; sleep 2; kill -KILL -- -$w 2>/dev/null; true",
+            wrangler.display(),
+            quoted.join(" "),
+            log.display(),
+            parent = std::process::id(),
+        );
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn wrangler dev");
+        let base = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        loop {
+            if let Ok(r) = ureq::get(&format!("{base}/"))
+                .timeout(Duration::from_secs(5))
+                .call()
+            {
+                if r.status() == 200 {
+                    break;
+                }
+            }
+            if started.elapsed() > Duration::from_secs(120) {
+                panic!(
+                    "wrangler dev did not become ready on {base}:\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        eprintln!(
+            "[e2e] server '{name}' ready on {base} in {:?}",
+            started.elapsed()
+        );
+        Server {
+            base,
+            admin_token: vars
+                .iter()
+                .find(|(k, _)| *k == "ADMIN_TOKEN")
+                .map(|(_, v)| v.to_string()),
+        }
+    }
+
+    pub fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> Resp {
+        call(method, &format!("{}{path}", self.base), token, body, &[])
+    }
+
+    pub fn admin(&self, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let body = body.map(|b| b.to_string());
+        self.call(
+            method,
+            &format!("/admin/v1{path}"),
+            self.admin_token.as_deref(),
+            body.as_deref(),
+        )
+    }
+
+    /// An account; `extra` is merged into the create body (card_limit, features).
+    pub fn account(&self, plan: &str, extra: Value) -> i64 {
+        let mut body = json!({"name": "E2E account", "plan": plan});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            b.extend(e.clone());
+        }
+        let r = self.admin("POST", "/accounts", Some(body));
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.json()["data"]["id"].as_i64().expect("account id")
+    }
+
+    pub fn token(&self, account: i64, scopes: &[&str]) -> String {
+        let r = self.admin(
+            "POST",
+            &format!("/accounts/{account}/tokens"),
+            Some(json!({"name": "e2e", "scopes": scopes})),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.json()["data"]["token"]
+            .as_str()
+            .expect("token")
+            .to_string()
+    }
+
+    /// A fresh enterprise account and a token with the given scopes.
+    pub fn tenant(&self, scopes: &[&str]) -> Tenant<'_> {
+        let account = self.account("enterprise", json!({}));
+        Tenant {
+            server: self,
+            account,
+            token: self.token(account, scopes),
+        }
+    }
+}
+
+pub const ALL_SCOPES: [&str; 4] = ["cards:write", "cards:read", "leads:read", "analytics:read"];
+
+pub struct Tenant<'a> {
+    pub server: &'a Server,
+    pub account: i64,
+    pub token: String,
+}
+
+impl Tenant<'_> {
+    pub fn get(&self, path: &str) -> Resp {
+        self.server
+            .call("GET", &format!("/api/v1{path}"), Some(&self.token), None)
+    }
+
+    pub fn send(&self, method: &str, path: &str, body: &Value) -> Resp {
+        let body = body.to_string();
+        self.server.call(
+            method,
+            &format!("/api/v1{path}"),
+            Some(&self.token),
+            Some(&body),
+        )
+    }
+
+    /// Creates a card and returns its JSON.
+    pub fn card(&self, body: Value) -> Value {
+        let r = self.send("POST", "/cards", &body);
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.json()["data"].clone()
+    }
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Status, `Content-Type: application/json` and a string `message`: every error body.
+    pub fn assert_error(&self, status: u16) -> Value {
+        assert_eq!(self.status, status, "{}", self.body);
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/json"),
+            "{self:?}"
+        );
+        let v = self.json();
+        assert!(v["message"].is_string(), "{}", self.body);
+        v
+    }
+}
+
+fn agent() -> &'static ureq::Agent {
+    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::AgentBuilder::new()
+            .redirects(0)
+            .timeout(Duration::from_secs(60))
+            .build()
+    })
+}
+
+pub fn call(
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> Resp {
+    let mut req = agent()
+        .request(method, url)
+        .set("Accept", "application/json");
+    if let Some(t) = token {
+        req = req.set("Authorization", &format!("Bearer {t}"));
+    }
+    for (k, v) in headers {
+        req = req.set(k, v);
+    }
+    let result = match body {
+        Some(b) => req.set("Content-Type", "application/json").send_string(b),
+        None => req.call(),
+    };
+    let resp = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {url}: {e}"),
+    };
+    let status = resp.status();
+    let headers = resp
+        .headers_names()
+        .into_iter()
+        .filter_map(|n| resp.header(&n).map(|v| (n.clone(), v.to_string())))
+        .collect();
+    let body = resp.into_string().unwrap_or_default();
+    Resp {
+        status,
+        headers,
+        body,
+    }
+}

@@ -1,0 +1,8 @@
+//! End-to-end tests: the release worker in local workerd, driven over HTTP. Each module
+//! covers one part of the contract (`../shared/spec/api-v1.md`, `product.md`).
+
+mod harness;
+
+mod admin;
+mod auth;
+mod cards;
