@@ -2,6 +2,7 @@
 //! and every tenant query carries the account id.
 
 pub mod accounts;
+pub mod analytics;
 pub mod cards;
 pub mod tokens;
 

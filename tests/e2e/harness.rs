@@ -89,7 +89,7 @@ impl Server {
         let script = format!(
             "setsid '{}' {} >'{}' 2>&1 </dev/null & w=$!; \
              while kill -0 {parent} 2>/dev/null && kill -0 $w 2>/dev/null; do sleep 1; done; \
-             kill -TERM -- -$w 2>/dev/null; sleep 2; kill -KILL -- -$w 2>/dev/null; true",
+             kill -TERM -$w 2>/dev/null; sleep 2; kill -KILL -$w 2>/dev/null; true",
             wrangler.display(),
             quoted.join(" "),
             log.display(),
