@@ -2,5 +2,6 @@
 //! storage layers and hold no SQL of their own.
 
 pub mod admin;
+pub mod analytics;
 pub mod cards;
 pub mod openapi;

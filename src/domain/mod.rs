@@ -1,6 +1,7 @@
 //! Pure business rules: no `worker` types, so everything here is unit-tested natively.
 
 pub mod account;
+pub mod analytics;
 pub mod card;
 pub mod lang;
 pub mod lead;
@@ -10,4 +11,5 @@ pub mod ratelimit;
 pub mod slug;
 pub mod time;
 pub mod token;
+pub mod useragent;
 pub mod validation;

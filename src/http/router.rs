@@ -132,9 +132,9 @@ async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiRe
         Route::GetCard(id) => api::cards::get(app, p, id).await,
         Route::UpdateCard(id) => api::cards::update(app, p, req, id).await,
         Route::DeleteCard(id) => api::cards::delete(app, p, id).await,
-        Route::ListLeads | Route::GetLead(_) | Route::AnalyticsViews | Route::AnalyticsClicks => {
-            Err(ApiError::NotFound)
-        }
+        Route::ListLeads | Route::GetLead(_) => Err(ApiError::NotFound),
+        Route::AnalyticsViews => api::analytics::views(app, p, &req).await,
+        Route::AnalyticsClicks => api::analytics::clicks(app, p, &req).await,
         Route::OpenApi => Ok(api::openapi::document()),
     }
 }

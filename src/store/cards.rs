@@ -68,6 +68,16 @@ pub async fn get_with_leads(
     })
 }
 
+pub async fn exists(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
+    let row: Option<Count> = first(
+        db,
+        "SELECT COUNT(*) AS n FROM cards WHERE id = ?1 AND account_id = ?2",
+        &[int(id), int(account_id)],
+    )
+    .await?;
+    Ok(row.is_some_and(|c| c.n > 0))
+}
+
 pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<CardRow>> {
     first(
         db,
