@@ -81,10 +81,7 @@ pub fn kv_key(account: i64, card: Option<i64>, kind: Kind, month: &str) -> Strin
 
 /// `Referer` -> host without `www.`; `direct` when absent, unparsable or same-site.
 pub fn referrer_key(referer: Option<&str>, own_host: &str) -> String {
-    let host = referer
-        .and_then(|r| url::Url::parse(r.trim()).ok())
-        .filter(|u| matches!(u.scheme(), "http" | "https"))
-        .and_then(|u| u.host_str().map(|h| h.to_ascii_lowercase()));
+    let host = referer.and_then(|r| super::weburl::parse_http(r.trim()).map(|u| u.host));
     let Some(host) = host else {
         return "direct".into();
     };

@@ -13,3 +13,4 @@ pub mod time;
 pub mod token;
 pub mod useragent;
 pub mod validation;
+pub mod weburl;

@@ -157,18 +157,7 @@ pub fn is_email(s: &str) -> bool {
 
 /// An absolute `http` or `https` URL with a host; nothing else is linked from a card.
 pub fn is_http_url(s: &str) -> bool {
-    if s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return false;
-    }
-    match url::Url::parse(s) {
-        Ok(u) => {
-            matches!(u.scheme(), "http" | "https")
-                && u.host_str().is_some_and(|h| !h.is_empty())
-                && u.username().is_empty()
-                && u.password().is_none()
-        }
-        Err(_) => false,
-    }
+    super::weburl::parse_http(s).is_some()
 }
 
 /// Digits, spaces and `+ - ( ) . /` (spec 4.3), with at least one digit.

@@ -26,13 +26,11 @@ impl DurableObject for RateLimiter {
 
     /// `POST /hit?limit=N&now=MS` answers a [`Decision`] as JSON.
     async fn fetch(&self, req: Request) -> Result<Response> {
-        let url = req.url()?;
-        let param = |name: &str| {
-            url.query_pairs()
-                .find(|(k, _)| k == name)
-                .and_then(|(_, v)| v.parse::<i64>().ok())
-        };
-        let limit = param("limit").unwrap_or(1000).clamp(1, u32::MAX as i64) as u32;
+        let limit = crate::http::params::query(&req)
+            .get("limit")
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(1000)
+            .clamp(1, u32::MAX as i64) as u32;
         let now = js_sys::Date::now() as i64;
         if self.window.borrow().is_none() {
             let stored = self.state.storage().get::<Window>(KEY).await?;

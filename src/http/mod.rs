@@ -8,6 +8,8 @@ pub mod router;
 
 use worker::{Context, Env, Request};
 
+use crate::domain::weburl::parse_http;
+
 /// Per-request environment handed to every handler.
 pub struct App {
     pub env: Env,
@@ -21,9 +23,8 @@ impl App {
     pub fn new(req: &Request, env: Env, ctx: Context) -> App {
         let base_url = match env.var("PUBLIC_BASE_URL").map(|v| v.to_string()) {
             Ok(v) if !v.trim().is_empty() => v.trim().trim_end_matches('/').to_string(),
-            _ => req
-                .url()
-                .map(|u| u.origin().ascii_serialization())
+            _ => parse_http(&req.inner().url())
+                .map(|u| u.origin())
                 .unwrap_or_default(),
         };
         App {

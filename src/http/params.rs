@@ -4,11 +4,21 @@ use std::collections::HashMap;
 
 use worker::Request;
 
+use crate::domain::weburl::form_pairs;
+
 /// Query parameters; for a repeated key the last value wins, as in PHP.
 pub fn query(req: &Request) -> HashMap<String, String> {
-    req.url()
-        .map(|u| u.query_pairs().into_owned().collect())
+    let url = req.inner().url();
+    let query = url
+        .split('#')
+        .next()
+        .and_then(|u| u.split_once('?'))
+        .map(|(_, q)| q);
+    query
+        .map(form_pairs)
         .unwrap_or_default()
+        .into_iter()
+        .collect()
 }
 
 /// A path id: plain decimal digits only, so `/cards/1e3` or `/cards/+1` are not found.

@@ -12,6 +12,7 @@ use crate::domain::card::CardRow;
 use crate::domain::time::day_of;
 use crate::domain::token::hex;
 use crate::domain::useragent::{device, is_bot};
+use crate::domain::weburl::parse_http;
 use crate::durable::analytics::Event;
 use crate::http::App;
 
@@ -51,10 +52,8 @@ fn visitor(app: &App, ip: &str, ua: &str) -> String {
 /// Records a view of the card's public page after the response (never delays it).
 pub fn record_view(app: &App, card: &CardRow, req: &Request) {
     let Some(ua) = countable(req) else { return };
-    let own_host = req
-        .url()
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
+    let own_host = parse_http(&req.inner().url())
+        .map(|u| u.host)
         .unwrap_or_default();
     let ip = header(req, "CF-Connecting-IP").unwrap_or_default();
     let event = Event::View {
