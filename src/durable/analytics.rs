@@ -260,6 +260,7 @@ impl AnalyticsAggregator {
             .to_array()?;
         let kv = self.env.kv("ANALYTICS")?;
         let mut complete = true;
+        let mut written = 0;
         for doc in dirty {
             let put = match kv.put(&doc.key, doc.body.as_str()) {
                 Ok(builder) => builder.expiration_ttl(KV_TTL_S).execute().await,
@@ -267,6 +268,7 @@ impl AnalyticsAggregator {
             };
             match put {
                 Ok(()) => {
+                    written += 1;
                     sql.exec(
                         "UPDATE docs SET flushed = ? WHERE key = ? AND flushed < ?",
                         vec![int(doc.version), txt(&doc.key), int(doc.version)],
@@ -278,6 +280,7 @@ impl AnalyticsAggregator {
                 }
             }
         }
+        worker::console_log!("analytics flush for account {account}: {written} KV writes");
         Ok(complete)
     }
 
