@@ -6,6 +6,7 @@ pub mod api;
 pub mod domain;
 pub mod durable;
 pub mod http;
+pub mod public;
 pub mod store;
 
 use worker::{event, Context, Env, Request, Response, Result};

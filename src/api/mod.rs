@@ -4,4 +4,5 @@
 pub mod admin;
 pub mod analytics;
 pub mod cards;
+pub mod leads;
 pub mod openapi;

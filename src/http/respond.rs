@@ -38,10 +38,15 @@ pub async fn json_object(req: &mut Request) -> ApiResult<Map<String, Value>> {
     if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::PayloadTooLarge);
     }
+    parse_object(&bytes)
+}
+
+/// Parses a JSON object body; see [`json_object`].
+pub fn parse_object(bytes: &[u8]) -> ApiResult<Map<String, Value>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
-    match serde_json::from_slice::<Value>(&bytes) {
+    match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => {
             Err(FieldErrors::one("body", "The request body must be a JSON object.".into()).into())

@@ -74,6 +74,7 @@ pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
         ["api", "v1", rest @ ..] => api_v1(&app, req, rest).await,
+        ["c", rest @ ..] => crate::public::handle(&app, req, rest).await,
         ["admin", "v1", rest @ ..] => api::admin::handle(&app, req, rest)
             .await
             .unwrap_or_else(ApiError::into_response),
@@ -132,7 +133,8 @@ async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiRe
         Route::GetCard(id) => api::cards::get(app, p, id).await,
         Route::UpdateCard(id) => api::cards::update(app, p, req, id).await,
         Route::DeleteCard(id) => api::cards::delete(app, p, id).await,
-        Route::ListLeads | Route::GetLead(_) => Err(ApiError::NotFound),
+        Route::ListLeads => api::leads::list(app, p, &req).await,
+        Route::GetLead(id) => api::leads::get(app, p, id).await,
         Route::AnalyticsViews => api::analytics::views(app, p, &req).await,
         Route::AnalyticsClicks => api::analytics::clicks(app, p, &req).await,
         Route::OpenApi => Ok(api::openapi::document()),

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod analytics;
 pub mod cards;
+pub mod leads;
 pub mod tokens;
 
 use serde::de::DeserializeOwned;

@@ -4,5 +4,8 @@
 mod harness;
 
 mod admin;
+mod analytics;
 mod auth;
 mod cards;
+mod leads;
+mod public;

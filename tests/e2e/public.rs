@@ -1,0 +1,369 @@
+//! Public card surface (product.md 4): pages, vCards, click redirects, the lead form.
+
+use cardapi::domain::lang::LANGUAGES;
+use cardapi::public::i18n::{strings, Text};
+use serde_json::{json, Value};
+
+use crate::harness::{call, server, Resp, Tenant};
+
+pub const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+const HOSTILE: &str = "<script>alert(1)</script>\"'><img src=x onerror=alert(1)>";
+
+fn get(path: &str) -> Resp {
+    call(
+        "GET",
+        &format!("{}{path}", server().base),
+        None,
+        None,
+        &[("User-Agent", BROWSER)],
+    )
+}
+
+pub fn post_form(path: &str, body: &str) -> Resp {
+    call(
+        "POST",
+        &format!("{}{path}", server().base),
+        None,
+        Some(body),
+        &[
+            ("User-Agent", BROWSER),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
+    )
+}
+
+pub fn post_json(path: &str, body: &Value) -> Resp {
+    call(
+        "POST",
+        &format!("{}{path}", server().base),
+        None,
+        Some(&body.to_string()),
+        &[("User-Agent", BROWSER)],
+    )
+}
+
+fn writer() -> Tenant<'static> {
+    server().tenant(&["cards:write", "leads:read"])
+}
+
+fn full_card(t: &Tenant) -> Value {
+    t.card(json!({
+        "first_name": "Ada", "last_name": "Lovelace", "job_title": "Engineer", "company": "Engines Ltd",
+        "bio": "Writes programs.", "email": "ada@example.com", "phone": "+44 20 1234 5678",
+        "website": "https://ada.example", "booking_url": "https://cal.example/ada",
+        "address": "12 St James's Square, London",
+        "social_links": [{"platform": "linkedin", "url": "ada-lovelace"},
+                         {"platform": "x", "url": "javascript:alert(1)"},
+                         {"platform": "github", "url": "https://github.com/ada"}],
+        "show_lead_form": true
+    }))
+}
+
+fn assert_html(r: &Resp, status: u16) {
+    assert_eq!(r.status, status, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    let csp = r.header("content-security-policy").expect("CSP header");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+}
+
+#[test]
+fn card_page_shows_the_card() {
+    let t = writer();
+    let c = full_card(&t);
+    let slug = c["slug"].as_str().unwrap();
+    let r = get(&format!("/c/{slug}"));
+    assert_html(&r, 200);
+    let html = &r.body;
+    for text in [
+        "Ada Lovelace",
+        "Engineer · Engines Ltd",
+        "Writes programs.",
+        "12 St James&#39;s Square, London",
+    ] {
+        assert!(html.contains(text), "{text} in page");
+    }
+    assert!(html.contains("<html lang=\"en\">"));
+    assert!(html.contains("<title>Ada Lovelace</title>"));
+    assert!(html.contains("og:title"));
+    assert!(!html.contains("noindex"), "seo_indexable defaults to true");
+    for go in [
+        "go/email",
+        "go/phone",
+        "go/website",
+        "go/booking",
+        "go/address",
+        "go/social_linkedin",
+        "go/social_github",
+        "vcard",
+    ] {
+        assert!(html.contains(&format!("/c/{slug}/{go}\"")), "{go} link");
+    }
+    assert!(html.contains("<form method=\"post\""), "lead form shown");
+    assert!(html.contains("name=\"company_website\""), "honeypot");
+    assert!(html.contains("<footer>"), "branding");
+    assert!(!html.contains("<script"), "no scripts");
+    assert!(
+        !html.contains("http://") || !html.contains("src=\"http"),
+        "no external assets"
+    );
+}
+
+#[test]
+fn form_and_branding_follow_the_card() {
+    let t = writer();
+    let c = t.card(json!({"first_name": "No", "last_name": "Form", "show_lead_form": false, "show_branding": false}));
+    let html = get(&format!("/c/{}", c["slug"].as_str().unwrap())).body;
+    assert!(!html.contains("<form"));
+    assert!(!html.contains("<footer>"));
+}
+
+#[test]
+fn hostile_input_stays_inert() {
+    let t = writer();
+    let c = t.card(json!({
+        "first_name": HOSTILE, "last_name": HOSTILE, "job_title": HOSTILE, "company": HOSTILE,
+        "bio": HOSTILE, "address": HOSTILE, "seo_title": HOSTILE, "seo_description": HOSTILE,
+        "social_links": [{"platform": "x", "url": "h", "label": HOSTILE}]
+    }));
+    let slug = c["slug"].as_str().unwrap();
+    let r = get(&format!("/c/{slug}"));
+    assert_html(&r, 200);
+    assert!(
+        !r.body.contains("<script>") && !r.body.contains("<img"),
+        "{}",
+        r.body
+    );
+    assert!(r
+        .body
+        .contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img"));
+    let v = get(&format!("/c/{slug}/vcard"));
+    assert_eq!(v.status, 200);
+    assert!(v
+        .body
+        .contains("FN:<script>alert(1)</script>\"'><img src=x onerror=alert(1)> "));
+    assert_eq!(v.header("content-type"), Some("text/vcard; charset=utf-8"));
+    // Form re-render escapes what the visitor typed.
+    let lead = t.card(json!({"first_name": "L", "last_name": "F", "show_lead_form": true}));
+    let r = post_form(
+        &format!("/c/{}/leads", lead["slug"].as_str().unwrap()),
+        "name=%3Cscript%3Ex%3C%2Fscript%3E&email=bad",
+    );
+    assert_html(&r, 422);
+    assert!(!r.body.contains("<script>x"));
+    assert!(r.body.contains("value=\"&lt;script&gt;x&lt;/script&gt;\""));
+}
+
+#[test]
+fn unavailable_cards_are_a_404_page() {
+    let t = writer();
+    let mk = |body: Value| t.card(body)["slug"].as_str().unwrap().to_string();
+    let draft = mk(json!({"first_name": "D", "last_name": "Raft"}));
+    t.send(
+        "PATCH",
+        &format!("/cards/{}", t.get("/cards").json()["data"][0]["id"]),
+        &json!({"status": "draft"}),
+    );
+    let archived = mk(json!({"first_name": "A", "last_name": "Rchived"}));
+    t.send(
+        "PATCH",
+        &format!("/cards/{}", t.get("/cards").json()["data"][0]["id"]),
+        &json!({"status": "archived"}),
+    );
+    let private = mk(json!({"first_name": "P", "last_name": "Rivate", "is_public": false}));
+    for path in [
+        format!("/c/{draft}"),
+        format!("/c/{archived}"),
+        format!("/c/{private}"),
+        format!("/c/{private}/vcard"),
+        format!("/c/{draft}/go/email"),
+        "/c/no-such-card-anywhere".into(),
+        "/c/Invalid%20Slug".into(),
+    ] {
+        assert_html(&get(&path), 404);
+    }
+    // Back to active: shown again.
+    let id = t.get("/cards").json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["slug"] == archived.as_str())
+        .unwrap()["id"]
+        .clone();
+    t.send(
+        "PATCH",
+        &format!("/cards/{id}"),
+        &json!({"status": "active"}),
+    );
+    assert_eq!(get(&format!("/c/{archived}")).status, 200);
+}
+
+#[test]
+fn page_renders_in_each_of_the_19_languages() {
+    let t = writer();
+    for lang in LANGUAGES {
+        let c = t.card(json!({"first_name": "L", "last_name": lang, "language": lang}));
+        let slug = c["slug"].as_str().unwrap();
+        let html = get(&format!("/c/{slug}")).body;
+        assert!(html.contains(&format!("<html lang=\"{lang}\">")), "{lang}");
+        let save = strings(lang).get(Text::SaveContact).replace('\'', "&#39;");
+        assert!(html.contains(&save), "{lang}: {save}");
+        // ?lang= only switches to a language the card is published in.
+        let other = if lang == "de" { "fr" } else { "de" };
+        assert!(get(&format!("/c/{slug}?lang={other}"))
+            .body
+            .contains(&format!("<html lang=\"{lang}\">")));
+        assert!(get(&format!("/c/{slug}?lang={lang}"))
+            .body
+            .contains(&format!("<html lang=\"{lang}\">")));
+    }
+}
+
+#[test]
+fn vcard_is_valid_4_0() {
+    let t = writer();
+    let c = t.card(json!({"first_name": "Jürgen", "last_name": "Groß", "company": "A, B; C",
+        "email": "j@example.com", "phone": "+49 30 1", "bio": format!("{}\nEND:VCARD", "ü".repeat(60))}));
+    let slug = c["slug"].as_str().unwrap();
+    let r = get(&format!("/c/{slug}/vcard"));
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.header("content-disposition"),
+        Some(format!("attachment; filename=\"{slug}.vcf\"").as_str())
+    );
+    let v = &r.body;
+    assert!(v.starts_with("BEGIN:VCARD\r\nVERSION:4.0\r\n"));
+    assert!(v.ends_with("END:VCARD\r\n"));
+    assert_eq!(
+        v.matches("END:VCARD").count(),
+        2,
+        "one real END, one escaped inside NOTE"
+    );
+    assert!(v.contains("\\nEND:VCARD"), "newline escaped");
+    assert!(v.contains("N:Groß;Jürgen;;;\r\n"));
+    assert!(v.contains("ORG:A\\, B\\; C\r\n"));
+    assert!(v.contains("EMAIL;TYPE=work:j@example.com\r\n"));
+    for line in v.split("\r\n") {
+        assert!(line.len() <= 75, "folded: {line}");
+    }
+    assert!(!v.replace("\r\n", "").contains('\n'), "CRLF only");
+}
+
+#[test]
+fn click_redirects_allow_only_safe_schemes() {
+    let t = writer();
+    let c = full_card(&t);
+    let slug = c["slug"].as_str().unwrap();
+    for (kind, target) in [
+        ("email", "mailto:ada@example.com"),
+        ("phone", "tel:+442012345678"),
+        ("website", "https://ada.example"),
+        ("booking", "https://cal.example/ada"),
+        (
+            "social_linkedin",
+            "https://www.linkedin.com/in/ada-lovelace",
+        ),
+        ("social_github", "https://github.com/ada"),
+    ] {
+        let r = get(&format!("/c/{slug}/go/{kind}"));
+        assert_eq!(r.status, 302, "{kind}");
+        assert_eq!(r.header("location"), Some(target), "{kind}");
+    }
+    let r = get(&format!("/c/{slug}/go/address"));
+    assert!(r
+        .header("location")
+        .unwrap()
+        .starts_with("https://www.google.com/maps/search/?api=1&query=12%20St"));
+    for kind in ["social_x", "video", "social_facebook", "fax", "javascript"] {
+        assert_html(&get(&format!("/c/{slug}/go/{kind}")), 404);
+    }
+}
+
+#[test]
+fn lead_form_posts_store_leads_with_their_source() {
+    let t = writer();
+    let c = full_card(&t);
+    let (id, slug) = (
+        c["id"].as_i64().unwrap(),
+        c["slug"].as_str().unwrap().to_string(),
+    );
+    // The page carries ?src= into the form.
+    assert!(get(&format!("/c/{slug}?src=qr"))
+        .body
+        .contains("name=\"src\" value=\"qr\""));
+    let r = post_form(
+        &format!("/c/{slug}/leads"),
+        "name=Grace+Hopper&email=grace%40example.com&phone=%2B1+555&message=Hello%21&src=qr",
+    );
+    assert_html(&r, 200);
+    assert!(r.body.contains(strings("en").get(Text::Thanks)));
+    let r = post_json(
+        &format!("/c/{slug}/leads"),
+        &json!({"name": "Alan", "email": "alan@example.com"}),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let lead = r.json()["data"].clone();
+    assert_eq!(lead["source"], "lead_form");
+    assert_eq!(lead["card_id"], id);
+    let list = t.get(&format!("/leads?card_id={id}")).json();
+    assert_eq!(list["meta"]["total"], 2);
+    assert_eq!(list["data"][0]["name"], "Alan");
+    assert_eq!(list["data"][1]["name"], "Grace Hopper");
+    assert_eq!(list["data"][1]["source"], "qr");
+    assert_eq!(list["data"][1]["message"], "Hello!");
+    assert_eq!(list["data"][1]["phone"], "+1 555");
+    let card = t.get(&format!("/cards/{id}")).json()["data"].clone();
+    assert_eq!(card["leads"].as_array().unwrap().len(), 2);
+    assert_eq!(card["leads"][0]["name"], "Alan");
+}
+
+#[test]
+fn lead_form_validation_honeypot_and_switch() {
+    let t = writer();
+    let c = full_card(&t);
+    let (id, slug) = (
+        c["id"].as_i64().unwrap(),
+        c["slug"].as_str().unwrap().to_string(),
+    );
+    let path = format!("/c/{slug}/leads");
+    let v = post_json(&path, &json!({"email": "nope"})).assert_error(422);
+    assert_eq!(v["errors"]["name"], json!(["The name field is required."]));
+    assert_eq!(
+        v["errors"]["email"],
+        json!(["The email field must be a valid email address."])
+    );
+    post_json(
+        &path,
+        &json!({"name": "x", "email": "a@b.co", "phone": "call me"}),
+    )
+    .assert_error(422);
+    let r = post_form(&path, "name=Kept+Name&email=");
+    assert_html(&r, 422);
+    assert!(r.body.contains("The email field is required."));
+    assert!(r.body.contains("value=\"Kept Name\""));
+    // A bot fills the honeypot: it sees success, nothing is stored.
+    let r = post_form(
+        &path,
+        "name=Bot&email=bot%40example.com&company_website=http%3A%2F%2Fspam",
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        t.get(&format!("/leads?card_id={id}")).json()["meta"]["total"],
+        0
+    );
+    // Lead form switched off: no form, no endpoint.
+    t.send(
+        "PATCH",
+        &format!("/cards/{id}"),
+        &json!({"show_lead_form": false}),
+    );
+    assert_html(&post_form(&path, "name=A&email=a%40b.co"), 404);
+    post_json(&path, &json!({"name": "A", "email": "a@b.co"})).assert_error(404);
+    assert_eq!(
+        t.get(&format!("/leads?card_id={id}")).json()["meta"]["total"],
+        0
+    );
+}
