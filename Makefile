@@ -21,7 +21,10 @@ export WASM_OPT_BIN := $(NODE_BIN)/wasm-opt
 
 SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json
 
-.PHONY: help tools build dev test unit lint fmt migrate-local bench clean
+SCHEMATHESIS_VERSION := 4.32.5
+OPENAPI_VALIDATOR_VERSION := 0.9.0
+
+.PHONY: help tools build dev test unit lint fmt migrate-local contract bench clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
@@ -86,10 +89,23 @@ unit:
 	@echo "==> unit tests (native)"
 	@cargo test --lib --quiet
 
+# Python tools of the contract check, pinned, in a project-local virtualenv.
+.venv/stamp: Makefile
+	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION) and openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) into .venv"
+	@python3 -m venv .venv
+	@.venv/bin/pip install --quiet --disable-pip-version-check \
+	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION)
+	@touch $@
+
+# openapi.json validated, then schemathesis drives the running worker with it.
+contract: tools build .venv/stamp
+	@bash tests/contract/run.sh
+
 # End-to-end tests start their own `wrangler dev` servers on free ports with fresh state.
-test: tools lint build
+test: tools lint build .venv/stamp
 	@echo "==> unit and end-to-end tests"
 	@cargo test --all-targets -- --test-threads=4
+	@$(MAKE) --no-print-directory contract
 
 clean:
-	rm -rf build target .wrangler .tools
+	rm -rf build target .wrangler .tools .venv

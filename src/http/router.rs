@@ -24,6 +24,9 @@ pub enum Route {
     AnalyticsViews,
     AnalyticsClicks,
     OpenApi,
+    /// A resource path whose id is no id (`/cards/abc`): a 404, answered after auth and
+    /// rate limiting like any other missing resource, so it carries the same headers.
+    BadId(Scope),
 }
 
 impl Route {
@@ -32,7 +35,9 @@ impl Route {
             Route::ListCards | Route::GetCard(_) => Scope::CardsRead,
             Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_) => Scope::CardsWrite,
             Route::ListLeads | Route::GetLead(_) => Scope::LeadsRead,
+            // OpenApi is served before authentication; its scope is never checked.
             Route::AnalyticsViews | Route::AnalyticsClicks | Route::OpenApi => Scope::AnalyticsRead,
+            Route::BadId(scope) => scope,
         }
     }
 }
@@ -41,22 +46,22 @@ impl Route {
 /// method 405, both before authentication, as no resource is revealed by either.
 pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
     use super::params::path_id;
-    let id = |s: &str| path_id(s).ok_or(ApiError::NotFound);
     let route = match (segments, method) {
         (["cards"], "GET") => Route::ListCards,
         (["cards"], "POST") => Route::CreateCard,
         (["cards"], _) => return Err(ApiError::MethodNotAllowed("GET, POST")),
-        (["cards", card], m) => {
-            let card = id(card)?;
-            match m {
-                "GET" => Route::GetCard(card),
-                "PUT" | "PATCH" => Route::UpdateCard(card),
-                "DELETE" => Route::DeleteCard(card),
-                _ => return Err(ApiError::MethodNotAllowed("GET, PUT, PATCH, DELETE")),
-            }
-        }
+        (["cards", card], m) => match (m, path_id(card)) {
+            ("GET", Some(card)) => Route::GetCard(card),
+            ("PUT" | "PATCH", Some(card)) => Route::UpdateCard(card),
+            ("DELETE", Some(card)) => Route::DeleteCard(card),
+            ("GET", None) => Route::BadId(Scope::CardsRead),
+            ("PUT" | "PATCH" | "DELETE", None) => Route::BadId(Scope::CardsWrite),
+            _ => return Err(ApiError::MethodNotAllowed("GET, PUT, PATCH, DELETE")),
+        },
         (["leads"], "GET") => Route::ListLeads,
-        (["leads", lead], "GET") => Route::GetLead(id(lead)?),
+        (["leads", lead], "GET") => {
+            path_id(lead).map_or(Route::BadId(Scope::LeadsRead), Route::GetLead)
+        }
         (["analytics", "views"], "GET") => Route::AnalyticsViews,
         (["analytics", "clicks"], "GET") => Route::AnalyticsClicks,
         (["openapi.json"], "GET") => Route::OpenApi,
@@ -138,6 +143,7 @@ async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiRe
         Route::AnalyticsViews => api::analytics::views(app, p, &req).await,
         Route::AnalyticsClicks => api::analytics::clicks(app, p, &req).await,
         Route::OpenApi => Ok(api::openapi::document()),
+        Route::BadId(_) => Err(ApiError::NotFound),
     }
 }
 
@@ -156,10 +162,14 @@ mod tests {
             match_api("GET", &["leads", "3"]).unwrap(),
             Route::GetLead(3)
         );
-        assert!(matches!(
-            match_api("GET", &["cards", "x"]),
-            Err(ApiError::NotFound)
-        ));
+        assert_eq!(
+            match_api("GET", &["cards", "x"]).unwrap(),
+            Route::BadId(Scope::CardsRead)
+        );
+        assert_eq!(
+            match_api("PUT", &["cards", "-1"]).unwrap(),
+            Route::BadId(Scope::CardsWrite)
+        );
         assert!(matches!(
             match_api("GET", &["nope"]),
             Err(ApiError::NotFound)

@@ -9,3 +9,4 @@ mod auth;
 mod cards;
 mod leads;
 mod public;
+mod ratelimit;

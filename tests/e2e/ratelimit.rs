@@ -1,0 +1,172 @@
+//! Spec 7 and 8: per-token rate limiting, and the published OpenAPI document.
+
+use std::sync::OnceLock;
+
+use serde_json::json;
+
+use crate::harness::{server, Server, Tenant, ADMIN_TOKEN};
+
+const SMALL: u32 = 5;
+
+fn small_server() -> &'static Server {
+    static S: OnceLock<Server> = OnceLock::new();
+    S.get_or_init(|| {
+        Server::start(
+            "ratelimit",
+            &[("ADMIN_TOKEN", ADMIN_TOKEN), ("RATE_LIMIT_PER_MINUTE", "5")],
+        )
+    })
+}
+
+fn remaining(r: &crate::harness::Resp) -> u32 {
+    r.header("x-ratelimit-remaining")
+        .expect("X-RateLimit-Remaining")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn over_the_limit_is_429_with_retry_after() {
+    let t = small_server().tenant(&["cards:read"]);
+    for expected in (0..SMALL).rev() {
+        let r = t.get("/cards?per_page=1");
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.header("x-ratelimit-limit"), Some("5"));
+        assert_eq!(remaining(&r), expected);
+    }
+    for _ in 0..3 {
+        let r = t.get("/cards");
+        let body = r.assert_error(429);
+        let retry: u64 = r
+            .header("retry-after")
+            .expect("Retry-After")
+            .parse()
+            .unwrap();
+        assert!((1..=60).contains(&retry), "{retry}");
+        assert_eq!(body["retry_after"], json!(retry));
+        assert_eq!(r.header("x-ratelimit-limit"), Some("5"));
+        assert_eq!(remaining(&r), 0, "never negative");
+    }
+}
+
+#[test]
+fn each_token_has_its_own_window() {
+    let s = small_server();
+    let first = s.tenant(&["cards:read"]);
+    let second = Tenant {
+        server: s,
+        account: first.account,
+        token: s.token(first.account, &["cards:read"]),
+    };
+    for _ in 0..SMALL {
+        assert_eq!(first.get("/cards").status, 200);
+    }
+    first.get("/cards").assert_error(429);
+    let r = second.get("/cards");
+    assert_eq!(
+        r.status, 200,
+        "another token of the same account is unaffected"
+    );
+    assert_eq!(remaining(&r), SMALL - 1);
+}
+
+#[test]
+fn error_responses_carry_the_headers_and_count() {
+    let t = small_server().tenant(&["cards:read"]);
+    let cases = [
+        ("/cards/999999", 404),
+        ("/leads", 403),
+        ("/analytics/views", 403),
+    ];
+    for (i, (path, status)) in cases.iter().enumerate() {
+        let r = t.get(path);
+        assert_eq!(r.status, *status);
+        assert_eq!(r.header("x-ratelimit-limit"), Some("5"));
+        assert_eq!(remaining(&r), SMALL - 1 - i as u32);
+    }
+    let w = small_server().tenant(&["cards:write"]);
+    let r = w.send("POST", "/cards", &json!({}));
+    assert_eq!(r.status, 422);
+    assert_eq!(remaining(&r), SMALL - 1);
+}
+
+#[test]
+fn default_limit_is_exact_under_concurrency() {
+    let t = server().tenant(&["cards:read"]);
+    let results: Vec<(u16, Option<u32>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..50)
+            .map(|_| {
+                let t = &t;
+                s.spawn(move || {
+                    (0..30)
+                        .map(|_| {
+                            let r = t.get("/cards?per_page=1");
+                            (
+                                r.status,
+                                r.header("x-ratelimit-remaining")
+                                    .and_then(|v| v.parse().ok()),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert_eq!(results.len(), 1500);
+    let ok = results.iter().filter(|(s, _)| *s == 200).count();
+    let limited = results.iter().filter(|(s, _)| *s == 429).count();
+    assert_eq!((ok, limited), (1000, 500));
+    assert!(
+        results.iter().all(|(_, r)| r.is_some()),
+        "headers on every response"
+    );
+    let mut seen: Vec<u32> = results
+        .iter()
+        .filter(|(s, _)| *s == 200)
+        .filter_map(|(_, r)| *r)
+        .collect();
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        (0..1000).collect::<Vec<u32>>(),
+        "each remaining value given out once"
+    );
+}
+
+#[test]
+fn openapi_document_is_published_without_auth() {
+    let r = server().call("GET", "/api/v1/openapi.json", None, None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let doc = r.json();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1."));
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    let mut ids: Vec<String> = Vec::new();
+    for (_, item) in doc["paths"].as_object().unwrap() {
+        for (_, op) in item.as_object().unwrap() {
+            if let Some(id) = op.get("operationId").and_then(|v| v.as_str()) {
+                ids.push(id.to_string());
+            }
+        }
+    }
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            "analyticsClicks",
+            "analyticsViews",
+            "createCard",
+            "deleteCard",
+            "getCard",
+            "getLead",
+            "listCards",
+            "listLeads",
+            "patchCard",
+            "updateCard"
+        ]
+    );
+}
