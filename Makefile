@@ -101,6 +101,11 @@ unit:
 contract: tools build .venv/stamp
 	@bash tests/contract/run.sh
 
+# Load benchmark against local workerd; wrk comes from Debian's packages.
+bench: tools build
+	@command -v wrk >/dev/null || { echo "==> installing wrk"; (apt-get install -y wrk || (apt-get update && apt-get install -y wrk)) >/dev/null; }
+	@python3 bench/bench.py
+
 # End-to-end tests start their own `wrangler dev` servers on free ports with fresh state.
 test: tools lint build .venv/stamp
 	@echo "==> unit and end-to-end tests"

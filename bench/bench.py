@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""`make bench`: load-test the release worker in local workerd against a trivial baseline.
+
+Starts the API worker and a baseline worker under `wrangler dev` with fresh state, seeds
+a realistic account (1,000 cards, 10,000 leads, a year of analytics), drives each endpoint
+with wrk from a separate process, and reports rps, p50/p99, the ratio to the baseline and
+the runtime's CPU time per request. Writes bench/results.md.
+"""
+import datetime as dt
+import gzip
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WRANGLER = os.path.join(ROOT, "node_modules", ".bin", "wrangler")
+DURATION = int(os.environ.get("BENCH_SECONDS", "8"))
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "16"))
+ADMIN = "bench-admin-token"
+CARDS, LEADS = 1000, 10000
+UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36"
+
+# Storage operations per request, read off the code paths (src/http/router.rs and the
+# handlers): every /api/v1 request = 1 D1 auth lookup + 1 rate-limiter DO call.
+OPS = {
+    "baseline": (0, 0, 0),
+    "listCards 15": (2, 0, 1),      # auth + one batch (count, page)
+    "listCards 100": (2, 0, 1),
+    "getCard (20 leads)": (2, 0, 1),  # auth + one batch (card, leads)
+    "createCard": (2, 0, 1),        # auth + one INSERT ... SELECT (slug + limit)
+    "patchCard": (2, 0, 1),         # auth + one UPDATE ... RETURNING
+    "listLeads": (2, 0, 1),         # auth + one batch (count, page)
+    "views 30d": (1, 1, 1),         # auth + one bulk KV get (2 keys)
+    "views 365d": (1, 1, 1),        # auth + one bulk KV get (13 keys)
+    "public page": (1, 0, 1),       # slug lookup + aggregator DO call after the response
+}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Worker:
+    """A `wrangler dev` process group; stopped on exit."""
+
+    def __init__(self, name, cwd, args, state):
+        self.port = free_port()
+        self.log = open(os.path.join(state, f"{name}.log"), "w")
+        cmd = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", str(self.port),
+               "--inspector-port", str(free_port()), "--persist-to", state,
+               "--show-interactive-dev-session=false", *args]
+        self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(self.base + "/", timeout=5)
+                return
+            except Exception:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.5)
+        self.stop()
+        sys.exit(f"{name} worker did not start; see {self.log.name}")
+
+    def cpu_seconds(self):
+        """utime+stime of the workerd processes serving this worker."""
+        total = 0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                cmdline = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+                if not cmdline or b"workerd" not in cmdline[0]:
+                    continue
+                if os.getpgid(int(pid)) != self.proc.pid:
+                    continue
+                fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+            except (OSError, IndexError, ValueError):
+                continue
+        return total / tick
+
+    def stop(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        except Exception:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except Exception:
+                pass
+
+
+def http(method, url, token=None, body=None):
+    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body is not None else None)
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def sql_str(s):
+    return "NULL" if s is None else "'" + s.replace("'", "''") + "'"
+
+
+def seed(api, state):
+    account = http("POST", api.base + "/admin/v1/accounts", ADMIN,
+                   {"name": "Bench", "plan": "enterprise", "card_limit": 1000000})["data"]["id"]
+    token = http("POST", f"{api.base}/admin/v1/accounts/{account}/tokens", ADMIN,
+                 {"name": "bench", "scopes": ["cards:write", "leads:read", "analytics:read"]})["data"]["token"]
+    now = int(time.time() * 1000)
+    rnd = random.Random(7)
+    links = json.dumps([{"platform": p, "url": f"https://{p}.example/u", "label": None}
+                        for p in ("linkedin", "github", "x")])
+    rows = []
+    for i in range(1, CARDS + 1):
+        t = now - (CARDS - i) * 60_000
+        rows.append("(" + ",".join([
+            str(account), sql_str(f"bench-card-{i}"), sql_str(f"Bench Card{i}"), "'Bench'", sql_str(f"Card{i}"),
+            "'Head of Benchmarks'", "'Bench Ltd'", sql_str("Bio " * 60), sql_str(f"card{i}@bench.example"),
+            "'+49 30 1234567'", "'https://bench.example'", "'https://cal.example/b'", "'https://video.example/v'",
+            "'Main Street 1, 10115 Berlin'", sql_str(links), "'{\"theme\":\"dark\",\"color\":\"#112233\"}'",
+            "'classic'", "'Bench Card'", "'Benchmark card'", "'en'", str(t), str(t), str(t)]) + ")")
+    lines = []
+    for chunk in range(0, len(rows), 100):
+        lines.append("INSERT INTO cards (account_id, slug, title, first_name, last_name, job_title, company, bio, "
+                     "email, phone, website, booking_url, video_url, address, social_links, design_config, template_id, "
+                     "seo_title, seo_description, language, published_at, created_at, updated_at) VALUES "
+                     + ",\n".join(rows[chunk:chunk + 100]) + ";")
+    leads = []
+    first_card = None
+    for i in range(LEADS):
+        # Card 1 (the getCard target) gets exactly 20 leads; the rest are spread out.
+        card = "(SELECT id FROM cards WHERE slug = 'bench-card-1')" if i < 20 else \
+            f"(SELECT id FROM cards WHERE slug = 'bench-card-{rnd.randint(2, CARDS)}')"
+        t = now - rnd.randint(0, 365 * 86_400_000)
+        leads.append(f"({account},{card},{sql_str(f'Lead {i}')},{sql_str(f'lead{i}@example.com')},'+1 555 0100',"
+                     f"'Please call me back about the offer.','lead_form',{t},{t})")
+    for chunk in range(0, len(leads), 200):
+        lines.append("INSERT INTO leads (account_id, card_id, name, email, phone, message, source, created_at, updated_at) VALUES "
+                     + ",\n".join(leads[chunk:chunk + 200]) + ";")
+    path = os.path.join(state, "seed.sql")
+    open(path, "w").write("\n".join(lines))
+    subprocess.run([WRANGLER, "d1", "execute", "DB", "--local", "--persist-to", state, "--file", path],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
+
+    # A year of account-wide analytics: one document per kind and month (the layout of
+    # src/domain/analytics.rs), with realistic dimension maps.
+    today = dt.datetime.now(dt.timezone.utc).date()
+    months = {}
+    for d in range(400):
+        day = today - dt.timedelta(days=d)
+        views = rnd.randint(50, 500)
+        vday = {"views": views, "unique": views * 2 // 3,
+                "devices": {"mobile": views // 2, "desktop": views // 3, "tablet": views - views // 2 - views // 3},
+                "countries": {c: views // 5 for c in ("DE", "US", "FR", "GB", "XX")},
+                "referrers": {r: views // 10 for r in ("direct", "linkedin.com", "google.com", "x.com", "github.com",
+                                                        "news.ycombinator.com", "reddit.com", "bing.com", "t.co", "mail.google.com")}}
+        cday = {"clicks": views // 4, "types": {"email": views // 16, "phone": views // 16, "website": views // 16,
+                                                "vcard": views // 4 - 3 * (views // 16)}}
+        key = day.strftime("%Y-%m")
+        months.setdefault(key, ({}, {}))
+        months[key][0][day.isoformat()] = vday
+        months[key][1][day.isoformat()] = cday
+    kv = [{"key": f"a/{account}/all/{kind}/{m}", "value": json.dumps({"days": docs[i]})}
+          for m, docs in months.items() for i, kind in enumerate(("views", "clicks"))]
+    kv_path = os.path.join(state, "kv.json")
+    json.dump(kv, open(kv_path, "w"))
+    subprocess.run([WRANGLER, "kv", "bulk", "put", kv_path, "--binding", "ANALYTICS", "--local", "--persist-to", state],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
+    cards = http("GET", api.base + "/api/v1/cards?per_page=100", token)
+    total = cards["meta"]["total"]
+    card1 = next(c for c in http("GET", api.base + "/api/v1/cards?per_page=100&page=10", token)["data"]
+                 if c["slug"] == "bench-card-1")
+    assert total == CARDS, total
+    assert len(http("GET", f"{api.base}/api/v1/cards/{card1['id']}", token)["data"]["leads"]) == 20
+    return token, card1
+
+
+LUA = """
+local counter = 0
+wrk.method = "{method}"
+{headers}
+{body_setup}
+"""
+
+CREATE_LUA = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+{headers}
+local n = 0
+request = function()
+  n = n + 1
+  local body = string.format('{{"first_name":"Load%d","last_name":"T%d_%d","email":"load@example.com","bio":"created by make bench"}}', n, math.random(1, 1000000000), n)
+  return wrk.format(nil, nil, nil, body)
+end
+"""
+
+
+def wrk(url, method="GET", token=None, body=None, ua=None, create=False, state="."):
+    headers = []
+    if token:
+        headers.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
+    if ua:
+        headers.append(f'wrk.headers["User-Agent"] = "{ua}"')
+    if create:
+        script = CREATE_LUA.format(headers="\n".join(headers))
+    else:
+        body_setup = ""
+        if body is not None:
+            body_setup = 'wrk.headers["Content-Type"] = "application/json"\nwrk.body = ' + json.dumps(json.dumps(body))
+        script = LUA.format(method=method, headers="\n".join(headers), body_setup=body_setup)
+    path = os.path.join(state, "wrk.lua")
+    open(path, "w").write(script)
+    out = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{DURATION}s", "--latency", "-s", path, url],
+                         capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+
+    def pct(p):
+        m = re.search(rf"\s{p}%\s+([\d.]+)(us|ms|s)", out)
+        v, unit = float(m.group(1)), m.group(2)
+        return v / 1000 if unit == "us" else v * 1000 if unit == "s" else v
+
+    return {"rps": rps, "p50": pct(50), "p99": pct(99), "requests": total,
+            "errors": int(non2xx.group(1)) if non2xx else 0}
+
+
+def main():
+    wasm = os.path.join(ROOT, "build", "index_bg.wasm")
+    raw = os.path.getsize(wasm)
+    gz = len(gzip.compress(open(wasm, "rb").read(), 9))
+    state = tempfile.mkdtemp(prefix="cardapi-bench.")
+    subprocess.run([WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
+    workers = []
+    try:
+        print("==> starting the API worker and the baseline worker", flush=True)
+        api = Worker("api", ROOT, ["--var", f"ADMIN_TOKEN:{ADMIN}", "--var", "VISITOR_SALT:bench",
+                                   "--var", "RATE_LIMIT_PER_MINUTE:100000000"], state)
+        workers.append(api)
+        base = Worker("baseline", os.path.join(ROOT, "bench", "baseline"), [], state)
+        workers.append(base)
+        print(f"==> seeding {CARDS} cards, {LEADS} leads and a year of analytics", flush=True)
+        token, card = seed(api, state)
+        a = api.base + "/api/v1"
+        phases = [
+            ("baseline", base, dict(url=base.base + "/")),
+            ("listCards 15", api, dict(url=a + "/cards", token=token)),
+            ("listCards 100", api, dict(url=a + "/cards?per_page=100", token=token)),
+            ("getCard (20 leads)", api, dict(url=f"{a}/cards/{card['id']}", token=token)),
+            ("listLeads", api, dict(url=a + "/leads", token=token)),
+            ("views 30d", api, dict(url=a + "/analytics/views?period=30d", token=token)),
+            ("views 365d", api, dict(url=a + "/analytics/views?period=365d", token=token)),
+            ("public page", api, dict(url=f"{api.base}/c/{card['slug']}", ua=UA)),
+            ("createCard", api, dict(url=a + "/cards", token=token, create=True)),
+            ("patchCard", api, dict(url=f"{a}/cards/{card['id']}", method="PATCH", token=token, body={"bio": "patched by make bench"})),
+        ]
+        results = {}
+        for name, worker, kw in phases:
+            print(f"==> {name}: {DURATION}s at {CONNECTIONS} connections", flush=True)
+            cpu0 = worker.cpu_seconds()
+            r = wrk(state=state, **kw)
+            r["cpu_ms"] = (worker.cpu_seconds() - cpu0) * 1000 / max(r["requests"], 1)
+            results[name] = r
+            if r["errors"]:
+                print(f"    warning: {r['errors']} non-2xx/3xx responses", flush=True)
+            time.sleep(1)
+    finally:
+        for w in workers:
+            w.stop()
+    report(results, raw, gz)
+
+
+def report(results, raw, gz):
+    base = results["baseline"]["rps"]
+    lines = ["| endpoint | req/s | p50 ms | p99 ms | x baseline | CPU ms/req | D1 | KV | DO | errors |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, r in results.items():
+        d1, kv, do = OPS[name]
+        lines.append(f"| {name} | {r['rps']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} | {r['rps'] / base:.2f} | "
+                     f"{r['cpu_ms']:.2f} | {d1} | {kv} | {do} | {r['errors']} |")
+    ratio = lambda n: results[n]["rps"] / base
+    checks = [
+        *[(f"read {n} >= 0.5x baseline", ratio(n) >= 0.5, f"{ratio(n):.2f}x")
+          for n in ("listCards 15", "getCard (20 leads)", "listLeads", "public page")],
+        *[(f"write {n} >= 0.3x baseline", ratio(n) >= 0.3, f"{ratio(n):.2f}x") for n in ("createCard", "patchCard")],
+        ("analytics 365d p50 within 2x of 30d", results["views 365d"]["p50"] <= 2 * results["views 30d"]["p50"],
+         f"{results['views 365d']['p50'] / results['views 30d']['p50']:.2f}x"),
+        ("wasm gzip < 350 KB", gz < 350_000, f"{gz / 1000:.1f} KB"),
+    ]
+    table = "\n".join(lines)
+    targets = "\n".join(f"- {'met' if ok else 'MISSED'}: {name} ({value})" for name, ok, value in checks)
+    text = (f"wasm: {raw} bytes raw, {gz} bytes gzip\n"
+            f"load: wrk, 2 threads, {CONNECTIONS} connections, {DURATION}s per endpoint; "
+            f"CPU = utime+stime of the worker's workerd processes / requests\n"
+            f"D1/KV/DO = storage operations one request makes (D1 batch = 1)\n\n{table}\n\nTargets:\n{targets}\n")
+    print("\n" + text)
+    host = f"{os.cpu_count()} cores"
+    with open(os.path.join(ROOT, "bench", "results.md"), "w") as f:
+        f.write(f"# Benchmark results\n\nLast `make bench` run: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+                f"local workerd (wrangler dev), {host}.\n\n{text}")
+
+
+if __name__ == "__main__":
+    main()
