@@ -29,17 +29,19 @@ CARDS, LEADS = 1000, 10000
 UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36"
 
 # Storage operations per request, read off the code paths (src/http/router.rs and the
-# handlers): every /api/v1 request = 1 D1 auth lookup + 1 rate-limiter DO call.
+# handlers). Every /api/v1 request makes one call to the token's Durable Object (auth record
+# cached there + rate limit); the token's first request after a cache miss adds one D1
+# lookup, and `last_used_at` costs one D1 write per token per minute, both left out here.
 OPS = {
     "baseline": (0, 0, 0),
-    "listCards 15": (2, 0, 1),      # auth + one batch (count, page)
-    "listCards 100": (2, 0, 1),
-    "getCard (20 leads)": (2, 0, 1),  # auth + one batch (card, leads)
-    "createCard": (2, 0, 1),        # auth + one INSERT ... SELECT (slug + limit)
-    "patchCard": (2, 0, 1),         # auth + one UPDATE ... RETURNING
-    "listLeads": (2, 0, 1),         # auth + one batch (count, page)
-    "views 30d": (1, 1, 1),         # auth + one bulk KV get (2 keys)
-    "views 365d": (1, 1, 1),        # auth + one bulk KV get (13 keys)
+    "listCards 15": (1, 0, 1),      # one batch (count, page)
+    "listCards 100": (1, 0, 1),
+    "getCard (20 leads)": (1, 0, 1),  # one batch (card, leads)
+    "createCard": (1, 0, 1),        # one INSERT ... SELECT (slug + card limit)
+    "patchCard": (1, 0, 1),         # one UPDATE ... RETURNING
+    "listLeads": (1, 0, 1),         # one batch (count, page)
+    "views 30d": (0, 1, 1),         # one bulk KV get (2 keys)
+    "views 365d": (0, 1, 1),        # one bulk KV get (13 keys)
     "public page": (1, 0, 1),       # slug lookup + aggregator DO call after the response
 }
 

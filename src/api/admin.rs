@@ -10,6 +10,7 @@ use crate::domain::account::{validate_account, validate_token_request};
 use crate::domain::card::Mode;
 use crate::domain::time::iso8601;
 use crate::domain::token::{format_token, hash_token, Scopes};
+use crate::durable::rate_limiter;
 use crate::http::auth::bearer;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::path_id;
@@ -75,7 +76,12 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                 "GET" => accounts::get(&db, account).await?,
                 "PATCH" | "PUT" => {
                     let changes = validate_account(&json_object(&mut req).await?, Mode::Update)?;
-                    accounts::update(&db, account, &changes).await?
+                    let row = accounts::update(&db, account, &changes).await?;
+                    // Plan, features and limit are cached with each token: void them all.
+                    for hash in tokens::hashes(&db, account).await? {
+                        rate_limiter::invalidate(&app.env, &hash).await?;
+                    }
+                    row
                 }
                 _ => return Err(ApiError::MethodNotAllowed("GET, PATCH")),
             };
@@ -117,9 +123,12 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
             }
         }
         (["tokens", token], "DELETE") => {
-            if !tokens::revoke(&db, id(token)?, app.now_ms).await? {
-                return Err(ApiError::NotFound);
-            }
+            let hash = tokens::revoke(&db, id(token)?, app.now_ms)
+                .await?
+                .ok_or(ApiError::NotFound)?;
+            // Answered only once the token's cached record is gone: the very next request
+            // with it is refused.
+            rate_limiter::invalidate(&app.env, &hash).await?;
             ok(&json!({"message": "Token revoked."}))
         }
         (["tokens", _], _) => Err(ApiError::MethodNotAllowed("DELETE")),

@@ -5,11 +5,10 @@ use worker::Request;
 use super::error::{ApiError, ApiResult};
 use super::App;
 use crate::domain::plan::{Features, Overrides, Plan};
+use crate::domain::ratelimit::Decision;
 use crate::domain::token::{hash_token, looks_like_token, Scope, Scopes};
+use crate::durable::rate_limiter::{self, Gate};
 use crate::store::tokens::{self, AuthRow};
-
-/// `last_used_at` is written at most once per this interval per token, off the hot path.
-const TOUCH_INTERVAL_MS: i64 = 60_000;
 
 /// The authenticated caller.
 #[derive(Debug, Clone)]
@@ -48,32 +47,41 @@ pub fn bearer(header: Option<&str>) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
-pub async fn authenticate(app: &App, req: &Request) -> ApiResult<Principal> {
+/// Resolves the token and counts the request against its rate limit, in one call to the
+/// token's Durable Object. If that object cannot be reached, authentication falls back to
+/// D1 and the limit fails open (logged): an outage of the limiter must not become an outage
+/// of the API, nor a way past authentication.
+pub async fn authenticate(
+    app: &App,
+    req: &Request,
+    limit: u32,
+) -> ApiResult<(Principal, Decision)> {
     let header = req.headers().get("Authorization").ok().flatten();
     let token = bearer(header.as_deref()).ok_or(ApiError::Unauthenticated)?;
     if !looks_like_token(token) {
         return Err(ApiError::Unauthenticated);
     }
-    let row = tokens::lookup(&app.db()?, &hash_token(token))
-        .await?
-        .ok_or(ApiError::Unauthenticated)?;
-    if row
-        .last_used_at
-        .is_none_or(|t| app.now_ms - t >= TOUCH_INTERVAL_MS)
-    {
-        let env = app.env.clone();
-        let (id, now) = (row.token_id, app.now_ms);
-        app.ctx.wait_until(async move {
-            let result = match env.d1("DB") {
-                Ok(db) => tokens::touch(&db, id, now, TOUCH_INTERVAL_MS).await,
-                Err(e) => Err(e),
+    let hash = hash_token(token);
+    match rate_limiter::check(&app.env, &hash, limit).await {
+        Ok(Gate {
+            auth: Some(row),
+            decision: Some(decision),
+        }) => Ok((Principal::from_row(&row), decision)),
+        Ok(_) => Err(ApiError::Unauthenticated),
+        Err(e) => {
+            worker::console_error!("token gate unavailable, failing open on the rate limit: {e}");
+            let row = tokens::lookup(&app.db()?, &hash)
+                .await?
+                .ok_or(ApiError::Unauthenticated)?;
+            let decision = Decision {
+                allowed: true,
+                limit,
+                remaining: limit.saturating_sub(1),
+                retry_after: 0,
             };
-            if let Err(e) = result {
-                worker::console_warn!("recording token use failed: {e}");
-            }
-        });
+            Ok((Principal::from_row(&row), decision))
+        }
     }
-    Ok(Principal::from_row(&row))
 }
 
 /// Plan first (a token of a plan without API access is refused whatever its scopes), then

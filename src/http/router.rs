@@ -9,7 +9,6 @@ use super::respond::json_response;
 use super::App;
 use crate::api;
 use crate::domain::token::Scope;
-use crate::durable::rate_limiter;
 
 /// The API operations; ids are already parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,16 +103,15 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
     if route == Route::OpenApi {
         return api::openapi::document();
     }
-    let principal = match auth::authenticate(app, &req).await {
-        Ok(p) => p,
-        Err(e) => return e.into_response(),
-    };
     let limit = app
         .var("RATE_LIMIT_PER_MINUTE")
         .and_then(|v| v.trim().parse::<u32>().ok())
         .filter(|n| *n > 0)
         .unwrap_or(1000);
-    let decision = rate_limiter::check(&app.env, principal.token_id, limit).await;
+    let (principal, decision) = match auth::authenticate(app, &req, limit).await {
+        Ok(found) => found,
+        Err(e) => return e.into_response(),
+    };
     let mut resp = if decision.allowed {
         dispatch(app, &principal, req, route)
             .await

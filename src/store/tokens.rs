@@ -1,6 +1,6 @@
 //! API tokens, stored as SHA-256 hashes only.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
 use super::{all, first, int, stmt, text};
@@ -15,7 +15,7 @@ pub struct TokenRow {
 }
 
 /// What authentication needs, in one indexed lookup: the token and its account.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AuthRow {
     pub token_id: i64,
     pub account_id: i64,
@@ -63,20 +63,35 @@ pub async fn list(db: &D1Database, account_id: i64) -> Result<Vec<TokenRow>> {
     .await
 }
 
-/// Marks a token revoked; `false` when no such token exists. Revoking twice is harmless.
-pub async fn revoke(db: &D1Database, id: i64, now: i64) -> Result<bool> {
+/// Marks a token revoked; its hash, or `None` when no such token exists. Revoking twice is
+/// harmless.
+pub async fn revoke(db: &D1Database, id: i64, now: i64) -> Result<Option<String>> {
     #[derive(Deserialize)]
-    struct Id {
-        #[allow(dead_code)]
-        id: i64,
+    struct Hash {
+        token_hash: String,
     }
-    let row: Option<Id> = first(
+    let row: Option<Hash> = first(
         db,
-        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 RETURNING id",
+        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 RETURNING token_hash",
         &[int(id), int(now)],
     )
     .await?;
-    Ok(row.is_some())
+    Ok(row.map(|r| r.token_hash))
+}
+
+/// Hashes of an account's live tokens, whose cached auth records an account change voids.
+pub async fn hashes(db: &D1Database, account_id: i64) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Hash {
+        token_hash: String,
+    }
+    let rows: Vec<Hash> = all(
+        db,
+        "SELECT token_hash FROM tokens WHERE account_id = ?1 AND revoked_at IS NULL",
+        &[int(account_id)],
+    )
+    .await?;
+    Ok(rows.into_iter().map(|r| r.token_hash).collect())
 }
 
 pub async fn lookup(db: &D1Database, hash: &str) -> Result<Option<AuthRow>> {
