@@ -37,7 +37,7 @@ tools: .tools/stamp
 	@echo "==> checking toolchain"
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
 	  || { echo "==> adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown; }
-	@if [ "$$(worker-build --version 2>/dev/null | awk '{print $$2}')" != "$(WORKER_BUILD_VERSION)" ]; then \
+	@if ! worker-build --version 2>/dev/null | grep -qw "$(WORKER_BUILD_VERSION)"; then \
 	  echo "==> installing worker-build $(WORKER_BUILD_VERSION) (takes ~5 min once)"; \
 	  cargo install worker-build --version $(WORKER_BUILD_VERSION) --locked; fi
 	@if [ "$$(wasm-bindgen --version 2>/dev/null | awk '{print $$2}')" != "$(WASM_BINDGEN_VERSION)" ]; then \

@@ -318,7 +318,9 @@ def report(results, raw, gz):
     host = f"{os.cpu_count()} cores"
     with open(os.path.join(ROOT, "bench", "results.md"), "w") as f:
         f.write(f"# Benchmark results\n\nLast `make bench` run: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-                f"local workerd (wrangler dev), {host}.\n\n{text}")
+                f"local workerd (wrangler dev), {host}.\n\n{text}\n"
+                "The measured cause of each missed target and what was tried to close it: "
+                "bench/README.md, section \"What the numbers say\".\n")
 
 
 if __name__ == "__main__":

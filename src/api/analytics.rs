@@ -8,7 +8,7 @@ use crate::domain::validation::{invalid_choice, must_be_integer};
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{path_id, query};
-use crate::http::respond::ok;
+use crate::http::respond::{ok, Data};
 use crate::http::App;
 use crate::store::{analytics, cards};
 
@@ -43,11 +43,6 @@ async fn window(app: &App, p: &Principal, req: &Request) -> ApiResult<Window> {
         days,
         card,
     })
-}
-
-#[derive(serde::Serialize)]
-struct Data<T> {
-    data: T,
 }
 
 pub async fn views(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {

@@ -1,24 +1,16 @@
 //! Card operations (spec 4.2 - 4.5).
 
 use serde::Serialize;
-use serde_json::json;
 use worker::{Request, Response};
 
 use crate::domain::card::{self, Card, CardRow, Mode};
-use crate::domain::pagination::{Meta, Page};
 use crate::domain::slug::base_slug;
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::query;
-use crate::http::respond::{json_object, json_response, ok};
+use crate::http::params::{self, query};
+use crate::http::respond::{json_object, json_response, ok, Data, Paged};
 use crate::http::App;
 use crate::store::cards::{self, Created};
-
-#[derive(Serialize)]
-struct List<'a> {
-    data: Vec<Card<'a>>,
-    meta: Meta,
-}
 
 #[derive(Serialize)]
 struct One<'a> {
@@ -27,19 +19,11 @@ struct One<'a> {
     message: Option<&'static str>,
 }
 
-#[derive(Serialize)]
-struct Data<T> {
-    data: T,
-}
-
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let q = query(req);
-    let page = Page::from_query(
-        q.get("page").map(String::as_str),
-        q.get("per_page").map(String::as_str),
-    );
+    let page = params::page(&q);
     let (rows, total) = cards::list(&app.db()?, p.account_id, page).await?;
-    ok(&List {
+    ok(&Paged {
         data: rows.iter().map(|c| c.to_card(&app.base_url)).collect(),
         meta: page.meta(total),
     })
@@ -100,5 +84,5 @@ pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     if !cards::delete(&app.db()?, p.account_id, id).await? {
         return Err(ApiError::NotFound);
     }
-    ok(&json!({"message": "Card deleted successfully."}))
+    ok(&serde_json::json!({"message": "Card deleted successfully."}))
 }

@@ -1,38 +1,21 @@
 //! Lead operations (spec 4.6).
 
-use serde::Serialize;
 use worker::{Request, Response};
 
-use crate::domain::lead::Lead;
-use crate::domain::pagination::{Meta, Page};
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::{path_id, query};
-use crate::http::respond::ok;
+use crate::http::params::{self, path_id, query};
+use crate::http::respond::{ok, Data, Paged};
 use crate::http::App;
 use crate::store::leads;
 
-#[derive(Serialize)]
-struct List<'a> {
-    data: Vec<Lead<'a>>,
-    meta: Meta,
-}
-
-#[derive(Serialize)]
-struct Data<T> {
-    data: T,
-}
-
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let q = query(req);
-    let page = Page::from_query(
-        q.get("page").map(String::as_str),
-        q.get("per_page").map(String::as_str),
-    );
+    let page = params::page(&q);
     // A card_id that is no id matches no card: an empty list, as for another account's card.
     let card = q.get("card_id").map(|c| path_id(c.trim()).unwrap_or(-1));
     let (rows, total) = leads::list(&app.db()?, p.account_id, card, page).await?;
-    ok(&List {
+    ok(&Paged {
         data: rows.iter().map(|l| l.to_lead(None)).collect(),
         meta: page.meta(total),
     })

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use worker::Request;
 
+use crate::domain::pagination::Page;
 use crate::domain::weburl::form_pairs;
 
 /// Query parameters; for a repeated key the last value wins, as in PHP.
@@ -19,6 +20,14 @@ pub fn query(req: &Request) -> HashMap<String, String> {
         .unwrap_or_default()
         .into_iter()
         .collect()
+}
+
+/// `page` and `per_page`, clamped.
+pub fn page(q: &HashMap<String, String>) -> Page {
+    Page::from_query(
+        q.get("page").map(String::as_str),
+        q.get("per_page").map(String::as_str),
+    )
 }
 
 /// A path id: plain decimal digits only, so `/cards/1e3` or `/cards/+1` are not found.

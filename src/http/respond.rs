@@ -11,6 +11,19 @@ use crate::domain::validation::FieldErrors;
 /// Bodies above this are refused before parsing.
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
+/// `{data}`: the single-resource envelope (spec 4.1).
+#[derive(Serialize)]
+pub struct Data<T> {
+    pub data: T,
+}
+
+/// `{data, meta}`: the list envelope (spec 4.1).
+#[derive(Serialize)]
+pub struct Paged<T> {
+    pub data: Vec<T>,
+    pub meta: crate::domain::pagination::Meta,
+}
+
 pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
     let (status, bytes) = match serde_json::to_vec(body) {
         Ok(bytes) => (status, bytes),
