@@ -180,7 +180,20 @@ def seed(api, state):
         months.setdefault(key, ({}, {}))
         months[key][0][day.isoformat()] = vday
         months[key][1][day.isoformat()] = cday
-    kv = [{"key": f"a/{account}/all/{kind}/{m}", "value": json.dumps({"days": docs[i]})}
+    def totals(days):
+        # Month totals as the aggregator keeps them (sum of the days; maps merged).
+        out = {}
+        for day in days.values():
+            for k, v in day.items():
+                if isinstance(v, dict):
+                    m = out.setdefault(k, {})
+                    for kk, vv in v.items():
+                        m[kk] = m.get(kk, 0) + vv
+                else:
+                    out[k] = out.get(k, 0) + v
+        return out
+
+    kv = [{"key": f"a/{account}/all/{kind}/{m}", "value": json.dumps({"days": docs[i], "totals": totals(docs[i])})}
           for m, docs in months.items() for i, kind in enumerate(("views", "clicks"))]
     kv_path = os.path.join(state, "kv.json")
     json.dump(kv, open(kv_path, "w"))

@@ -2,7 +2,7 @@
 
 use worker::{Request, Response};
 
-use crate::domain::analytics::{clicks_report, period_days, views_report, DEFAULT_PERIOD};
+use crate::domain::analytics::{clicks_report, period_days, views_report, Kind, DEFAULT_PERIOD};
 use crate::domain::time::day_of;
 use crate::domain::validation::{invalid_choice, must_be_integer};
 use crate::http::auth::Principal;
@@ -48,7 +48,7 @@ async fn window(app: &App, p: &Principal, req: &Request) -> ApiResult<Window> {
 pub async fn views(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let w = window(app, p, req).await?;
     let today = day_of(app.now_ms);
-    let docs = analytics::views(app, p.account_id, w.card, today, w.days).await?;
+    let docs = analytics::docs(app, p.account_id, w.card, Kind::Views, today, w.days).await?;
     ok(&Data {
         data: views_report(&docs, today, &w.period, w.days),
     })
@@ -57,7 +57,7 @@ pub async fn views(app: &App, p: &Principal, req: &Request) -> ApiResult<Respons
 pub async fn clicks(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let w = window(app, p, req).await?;
     let today = day_of(app.now_ms);
-    let docs = analytics::clicks(app, p.account_id, w.card, today, w.days).await?;
+    let docs = analytics::docs(app, p.account_id, w.card, Kind::Clicks, today, w.days).await?;
     ok(&Data {
         data: clicks_report(&docs, today, &w.period, w.days),
     })

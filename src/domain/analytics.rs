@@ -6,6 +6,7 @@
 //! therefore reads at most 13 documents (365 days span at most 13 months), whatever the
 //! number of cards or days.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -118,16 +119,23 @@ pub struct ClicksDay {
     pub types: BTreeMap<String, u64>,
 }
 
-/// One KV document: the days of one month, keyed `YYYY-MM-DD`.
+/// One KV document: the days of one month, keyed `YYYY-MM-DD`, and the month's totals. A
+/// report over a window that covers the whole month reads the per-day counts and the
+/// totals and skips the per-day breakdowns, which keeps a 365-day report close to a 30-day
+/// one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MonthDoc<D> {
     pub days: BTreeMap<String, D>,
+    /// `None` in documents written before totals existed; readers then sum the days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<D>,
 }
 
 impl<D> Default for MonthDoc<D> {
     fn default() -> Self {
         MonthDoc {
             days: BTreeMap::new(),
+            totals: None,
         }
     }
 }
@@ -144,41 +152,66 @@ pub struct Increment {
     pub n: u64,
 }
 
+/// Adds `n` under `key`, allocating the key only when it is new.
 fn bump(map: &mut BTreeMap<String, u64>, key: &str, n: u64) {
-    *map.entry(key.to_string()).or_default() += n;
+    match map.get_mut(key) {
+        Some(v) => *v += n,
+        None => {
+            map.insert(key.to_string(), n);
+        }
+    }
+}
+
+impl ViewsDay {
+    fn add(&mut self, dim: &str, key: &str, n: u64) {
+        match dim {
+            "device" => {
+                self.views += n;
+                bump(&mut self.devices, key, n);
+            }
+            "unique" => self.unique += n,
+            "country" => bump(&mut self.countries, key, n),
+            "referrer" => bump(&mut self.referrers, key, n),
+            _ => {}
+        }
+    }
 }
 
 impl MonthDoc<ViewsDay> {
     /// Every view carries exactly one `device` increment, so the total follows it.
     pub fn apply(&mut self, inc: &Increment) {
         let day = self.days.entry(date_string(inc.day)).or_default();
-        match inc.dim.as_str() {
-            "device" => {
-                day.views += inc.n;
-                bump(&mut day.devices, &inc.key, inc.n);
-            }
-            "unique" => day.unique += inc.n,
-            "country" => bump(&mut day.countries, &inc.key, inc.n),
-            "referrer" => {
-                let full = day.referrers.len() >= MAX_REFERRERS_PER_DAY;
-                let key = if full && !day.referrers.contains_key(&inc.key) {
-                    "other"
-                } else {
-                    &inc.key
-                };
-                bump(&mut day.referrers, key, inc.n);
-            }
-            _ => {}
+        let mut key = inc.key.as_str();
+        if inc.dim == "referrer"
+            && day.referrers.len() >= MAX_REFERRERS_PER_DAY
+            && !day.referrers.contains_key(key)
+        {
+            key = "other";
         }
+        day.add(&inc.dim, key, inc.n);
+        self.totals
+            .get_or_insert_with(Default::default)
+            .add(&inc.dim, key, inc.n);
+    }
+}
+
+impl ClicksDay {
+    fn add(&mut self, key: &str, n: u64) {
+        self.clicks += n;
+        bump(&mut self.types, key, n);
     }
 }
 
 impl MonthDoc<ClicksDay> {
     pub fn apply(&mut self, inc: &Increment) {
         if inc.dim == "type" {
-            let day = self.days.entry(date_string(inc.day)).or_default();
-            day.clicks += inc.n;
-            bump(&mut day.types, &inc.key, inc.n);
+            self.days
+                .entry(date_string(inc.day))
+                .or_default()
+                .add(&inc.key, inc.n);
+            self.totals
+                .get_or_insert_with(Default::default)
+                .add(&inc.key, inc.n);
         }
     }
 }
@@ -204,7 +237,78 @@ pub struct ClicksReport {
     pub clicks_per_day: BTreeMap<String, u64>,
 }
 
-fn merge(into: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
+/// Counts as read back for a report: keys borrow from the KV text where they can, so a
+/// year of documents is summed without a string allocation per entry.
+type Counts<'a> = BTreeMap<Cow<'a, str>, u64>;
+
+#[derive(Deserialize)]
+struct ViewsDayRead<'a> {
+    #[serde(default)]
+    views: u64,
+    #[serde(default)]
+    unique: u64,
+    #[serde(borrow, default)]
+    devices: Counts<'a>,
+    #[serde(borrow, default)]
+    countries: Counts<'a>,
+    #[serde(borrow, default)]
+    referrers: Counts<'a>,
+}
+
+#[derive(Deserialize)]
+struct ViewsDocRead<'a> {
+    #[serde(borrow)]
+    days: BTreeMap<Cow<'a, str>, ViewsDayRead<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ClicksDayRead<'a> {
+    #[serde(default)]
+    clicks: u64,
+    #[serde(borrow, default)]
+    types: Counts<'a>,
+}
+
+#[derive(Deserialize)]
+struct ClicksDocRead<'a> {
+    #[serde(borrow)]
+    days: BTreeMap<Cow<'a, str>, ClicksDayRead<'a>>,
+}
+
+/// A day's counts only: its breakdowns are skipped without being built.
+#[derive(Deserialize)]
+struct DayCounts {
+    #[serde(default)]
+    views: u64,
+    #[serde(default)]
+    unique: u64,
+    #[serde(default)]
+    clicks: u64,
+}
+
+#[derive(Deserialize)]
+struct ViewsDocLight<'a> {
+    #[serde(borrow)]
+    days: BTreeMap<Cow<'a, str>, DayCounts>,
+    #[serde(borrow, default)]
+    totals: Option<ViewsDayRead<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ClicksDocLight<'a> {
+    #[serde(borrow)]
+    days: BTreeMap<Cow<'a, str>, DayCounts>,
+    #[serde(borrow, default)]
+    totals: Option<ClicksDayRead<'a>>,
+}
+
+/// Whether every day of a document lies in the window, so its totals can stand in for
+/// the per-day breakdowns.
+fn inside<T>(days: &BTreeMap<Cow<str>, T>, window: &BTreeMap<String, u64>) -> bool {
+    days.keys().all(|d| window.contains_key(d.as_ref()))
+}
+
+fn merge(into: &mut BTreeMap<String, u64>, from: &Counts) {
     for (k, v) in from {
         bump(into, k, *v);
     }
@@ -215,12 +319,9 @@ fn zero_days(today: i64, days: i64) -> BTreeMap<String, u64> {
     window(today, days).map(|d| (date_string(d), 0)).collect()
 }
 
-pub fn views_report(
-    docs: &[MonthDoc<ViewsDay>],
-    today: i64,
-    period: &str,
-    days: i64,
-) -> ViewsReport {
+/// Sums the month documents (JSON text from KV) over the window. A document that does not
+/// parse is skipped rather than failing the report.
+pub fn views_report(docs: &[String], today: i64, period: &str, days: i64) -> ViewsReport {
     let mut r = ViewsReport {
         total_views: 0,
         unique_views: 0,
@@ -230,10 +331,32 @@ pub fn views_report(
         countries: BTreeMap::new(),
         referrers: BTreeMap::new(),
     };
-    for doc in docs {
+    for text in docs {
+        if let Ok(light) = serde_json::from_str::<ViewsDocLight>(text) {
+            if let Some(totals) = light
+                .totals
+                .as_ref()
+                .filter(|_| inside(&light.days, &r.views_per_day))
+            {
+                for (date, day) in &light.days {
+                    if let Some(slot) = r.views_per_day.get_mut(date.as_ref()) {
+                        *slot += day.views;
+                    }
+                    r.total_views += day.views;
+                    r.unique_views += day.unique;
+                }
+                merge(&mut r.devices, &totals.devices);
+                merge(&mut r.countries, &totals.countries);
+                merge(&mut r.referrers, &totals.referrers);
+                continue;
+            }
+        }
+        let Ok(doc) = serde_json::from_str::<ViewsDocRead>(text) else {
+            continue;
+        };
         for (date, day) in &doc.days {
             // Months at the window's edge hold days outside it.
-            let Some(slot) = r.views_per_day.get_mut(date) else {
+            let Some(slot) = r.views_per_day.get_mut(date.as_ref()) else {
                 continue;
             };
             *slot += day.views;
@@ -247,21 +370,35 @@ pub fn views_report(
     r
 }
 
-pub fn clicks_report(
-    docs: &[MonthDoc<ClicksDay>],
-    today: i64,
-    period: &str,
-    days: i64,
-) -> ClicksReport {
+pub fn clicks_report(docs: &[String], today: i64, period: &str, days: i64) -> ClicksReport {
     let mut r = ClicksReport {
         total_clicks: 0,
         period: period.to_string(),
         clicks_by_type: BTreeMap::new(),
         clicks_per_day: zero_days(today, days),
     };
-    for doc in docs {
+    for text in docs {
+        if let Ok(light) = serde_json::from_str::<ClicksDocLight>(text) {
+            if let Some(totals) = light
+                .totals
+                .as_ref()
+                .filter(|_| inside(&light.days, &r.clicks_per_day))
+            {
+                for (date, day) in &light.days {
+                    if let Some(slot) = r.clicks_per_day.get_mut(date.as_ref()) {
+                        *slot += day.clicks;
+                    }
+                    r.total_clicks += day.clicks;
+                }
+                merge(&mut r.clicks_by_type, &totals.types);
+                continue;
+            }
+        }
+        let Ok(doc) = serde_json::from_str::<ClicksDocRead>(text) else {
+            continue;
+        };
         for (date, day) in &doc.days {
-            let Some(slot) = r.clicks_per_day.get_mut(date) else {
+            let Some(slot) = r.clicks_per_day.get_mut(date.as_ref()) else {
                 continue;
             };
             *slot += day.clicks;
@@ -375,7 +512,12 @@ mod tests {
             doc.apply(&inc(Kind::Views, day, "referrer", "direct"));
         }
         doc.apply(&inc(Kind::Views, today, "unique", ""));
-        let r = views_report(&[doc], today, "7d", 7);
+        let r = views_report(
+            &[serde_json::to_string(&doc).unwrap(), "not json".into()],
+            today,
+            "7d",
+            7,
+        );
         assert_eq!(r.total_views, 3);
         assert_eq!(r.unique_views, 1);
         assert_eq!(r.views_per_day.len(), 7);
@@ -393,9 +535,81 @@ mod tests {
         let mut clicks = MonthDoc::<ClicksDay>::default();
         clicks.apply(&inc(Kind::Clicks, today, "type", "email"));
         clicks.apply(&inc(Kind::Clicks, today, "type", "social_linkedin"));
-        let c = clicks_report(&[clicks], today, "14d", 14);
+        let c = clicks_report(&[serde_json::to_string(&clicks).unwrap()], today, "14d", 14);
         assert_eq!(c.total_clicks, 2);
         assert_eq!(c.clicks_per_day.len(), 14);
         assert_eq!(c.clicks_by_type["social_linkedin"], 1);
+    }
+
+    #[test]
+    fn month_totals_give_the_same_report_as_the_days() {
+        let today = days_from_civil(2026, 11, 22);
+        let mut views = MonthDoc::<ViewsDay>::default();
+        let mut clicks = MonthDoc::<ClicksDay>::default();
+        // October fully inside a 90-day window, September partly.
+        for day in (today - 80)..=(today - 22) {
+            for (dim, key) in [
+                ("device", "mobile"),
+                ("country", "DE"),
+                ("referrer", "x.com"),
+                ("unique", ""),
+            ] {
+                views.apply(&inc(Kind::Views, day, dim, key));
+            }
+            clicks.apply(&inc(Kind::Clicks, day, "type", "email"));
+        }
+        let by_month = |doc_days: Vec<(String, ViewsDay)>| {
+            let mut m: BTreeMap<String, MonthDoc<ViewsDay>> = BTreeMap::new();
+            for (d, v) in doc_days {
+                m.entry(d[..7].to_string()).or_default().days.insert(d, v);
+            }
+            m
+        };
+        let mut with_totals = Vec::new();
+        let mut without = Vec::new();
+        for (_, mut doc) in by_month(views.days.clone().into_iter().collect()) {
+            without.push(serde_json::to_string(&doc).unwrap());
+            let mut totals = ViewsDay::default();
+            for d in doc.days.values() {
+                totals.views += d.views;
+                totals.unique += d.unique;
+                for (k, v) in &d.devices {
+                    bump(&mut totals.devices, k, *v);
+                }
+                for (k, v) in &d.countries {
+                    bump(&mut totals.countries, k, *v);
+                }
+                for (k, v) in &d.referrers {
+                    bump(&mut totals.referrers, k, *v);
+                }
+            }
+            doc.totals = Some(totals);
+            with_totals.push(serde_json::to_string(&doc).unwrap());
+        }
+        for (period, days) in [("30d", 30), ("90d", 90)] {
+            let a = views_report(&with_totals, today, period, days);
+            let b = views_report(&without, today, period, days);
+            assert_eq!(a, b, "{period}");
+        }
+        assert_eq!(views_report(&with_totals, today, "90d", 90).total_views, 59);
+        assert_eq!(views_report(&with_totals, today, "30d", 30).total_views, 8);
+        // apply() keeps totals equal to the sum of the days.
+        let t = views.totals.as_ref().unwrap();
+        assert_eq!(t.views, 59);
+        assert_eq!(t.referrers["x.com"], 59);
+        let c = clicks_report(
+            &[serde_json::to_string(&clicks).unwrap()],
+            today,
+            "365d",
+            365,
+        );
+        assert_eq!(c.total_clicks, 59);
+        assert_eq!(c.clicks_by_type["email"], 59);
+        let c30 = clicks_report(&[serde_json::to_string(&clicks).unwrap()], today, "30d", 30);
+        assert_eq!(c30.total_clicks, 8);
+        assert_eq!(
+            c30.clicks_by_type["email"], 8,
+            "partial month read day by day"
+        );
     }
 }

@@ -1,13 +1,10 @@
 //! Analytics storage: events go to the account's `AnalyticsAggregator` Durable Object
 //! after the response; reports read the per-month counter documents from KV.
 
-use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use worker::{Env, Method, Request};
 
-use crate::domain::analytics::{
-    country_key, kv_key, months, referrer_key, ClicksDay, Kind, MonthDoc, ViewsDay,
-};
+use crate::domain::analytics::{country_key, kv_key, months, referrer_key, Kind};
 use crate::domain::card::CardRow;
 use crate::domain::time::day_of;
 use crate::domain::token::hex;
@@ -122,15 +119,15 @@ async fn deliver(env: &Env, event: &Event) -> worker::Result<()> {
     }
 }
 
-/// The month documents covering the window, in one bulk KV read.
-async fn docs<D: DeserializeOwned>(
+/// The month documents covering the window, as JSON text, in one bulk KV read.
+pub async fn docs(
     app: &App,
     account: i64,
     card: Option<i64>,
     kind: Kind,
     today: i64,
     days: i64,
-) -> worker::Result<Vec<MonthDoc<D>>> {
+) -> worker::Result<Vec<String>> {
     let keys: Vec<String> = months(today, days)
         .iter()
         .map(|m| kv_key(account, card, kind, m))
@@ -142,29 +139,5 @@ async fn docs<D: DeserializeOwned>(
         .text()
         .await
         .map_err(|e| worker::Error::RustError(e.to_string()))?;
-    Ok(found
-        .into_values()
-        .flatten()
-        .filter_map(|body| serde_json::from_str(&body).ok())
-        .collect())
-}
-
-pub async fn views(
-    app: &App,
-    account: i64,
-    card: Option<i64>,
-    today: i64,
-    days: i64,
-) -> worker::Result<Vec<MonthDoc<ViewsDay>>> {
-    docs(app, account, card, Kind::Views, today, days).await
-}
-
-pub async fn clicks(
-    app: &App,
-    account: i64,
-    card: Option<i64>,
-    today: i64,
-    days: i64,
-) -> worker::Result<Vec<MonthDoc<ClicksDay>>> {
-    docs(app, account, card, Kind::Clicks, today, days).await
+    Ok(found.into_values().flatten().collect())
 }
