@@ -95,9 +95,7 @@ pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
 }
 
 async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
-    // The raw method: worker's `Method` reads any method it has no variant for (QUERY,
-    // PROPFIND, ...) as GET, which would serve them as reads instead of answering 405.
-    let method = req.inner().method();
+    let method = super::params::method(&req);
     let route = match match_api(&method, segments) {
         Ok(route) => route,
         Err(e) => return e.into_response(),
