@@ -58,10 +58,10 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
         Some(given) if same_secret(given, &admin_token) => {}
         _ => return Err(ApiError::Unauthenticated),
     }
-    let method = req.method();
+    let method = crate::http::params::method(&req);
     let db = app.db()?;
     let id = |s: &str| path_id(s).ok_or(ApiError::NotFound);
-    match (segments, method.as_ref()) {
+    match (segments, method.as_str()) {
         (["accounts"], "POST") => {
             let changes = validate_account(&json_object(&mut req).await?, Mode::Create)?;
             let row = accounts::create(&db, &changes, app.now_ms)

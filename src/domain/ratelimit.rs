@@ -20,6 +20,20 @@ pub struct Decision {
     pub retry_after: u64,
 }
 
+impl Decision {
+    /// The decision used when the limiter cannot be reached: the request is served (an
+    /// outage of the limiter must not become an outage of the API) and the headers still
+    /// carry the limit, counting this request as the first of its window.
+    pub fn fail_open(limit: u32) -> Decision {
+        Decision {
+            allowed: true,
+            limit,
+            remaining: limit.saturating_sub(1),
+            retry_after: 0,
+        }
+    }
+}
+
 impl Window {
     /// Counts a request at `now_ms` if it fits under `limit`; refused requests are not counted.
     pub fn hit(&mut self, now_ms: i64, limit: u32) -> Decision {
@@ -104,6 +118,14 @@ mod tests {
             assert!(!w.hit(t * 1000, 1).allowed);
         }
         assert!(w.hit(60_000, 1).allowed);
+    }
+
+    #[test]
+    fn fail_open_admits_and_keeps_headers_sane() {
+        let d = Decision::fail_open(1000);
+        assert!(d.allowed);
+        assert_eq!((d.limit, d.remaining, d.retry_after), (1000, 999, 0));
+        assert_eq!(Decision::fail_open(0).remaining, 0, "never negative");
     }
 
     #[test]

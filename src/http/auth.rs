@@ -73,13 +73,7 @@ pub async fn authenticate(
             let row = tokens::lookup(&app.db()?, &hash)
                 .await?
                 .ok_or(ApiError::Unauthenticated)?;
-            let decision = Decision {
-                allowed: true,
-                limit,
-                remaining: limit.saturating_sub(1),
-                retry_after: 0,
-            };
-            Ok((Principal::from_row(&row), decision))
+            Ok((Principal::from_row(&row), Decision::fail_open(limit)))
         }
     }
 }

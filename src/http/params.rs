@@ -7,6 +7,12 @@ use worker::Request;
 use crate::domain::pagination::Page;
 use crate::domain::weburl::form_pairs;
 
+/// The request method as sent. worker's `Method` reads any method it has no variant for
+/// (QUERY, PROPFIND, ...) as GET, which would serve such requests as reads.
+pub fn method(req: &Request) -> String {
+    req.inner().method()
+}
+
 /// Query parameters; for a repeated key the last value wins, as in PHP.
 pub fn query(req: &Request) -> HashMap<String, String> {
     let url = req.inner().url();

@@ -95,8 +95,8 @@ pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
 }
 
 async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
-    let method = req.method();
-    let route = match match_api(method.as_ref(), segments) {
+    let method = super::params::method(&req);
+    let route = match match_api(&method, segments) {
         Ok(route) => route,
         Err(e) => return e.into_response(),
     };
@@ -178,6 +178,10 @@ mod tests {
         ));
         assert!(matches!(
             match_api("POST", &["analytics", "views"]),
+            Err(ApiError::MethodNotAllowed("GET"))
+        ));
+        assert!(matches!(
+            match_api("QUERY", &["leads", "1"]),
             Err(ApiError::MethodNotAllowed("GET"))
         ));
     }

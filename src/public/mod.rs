@@ -7,7 +7,7 @@ pub mod page;
 pub mod vcard;
 
 use serde_json::{Map, Value};
-use worker::{Headers, Method, Request, Response};
+use worker::{Headers, Request, Response};
 
 use crate::domain::card::CardRow;
 use crate::domain::lang::{available_languages, is_language};
@@ -110,8 +110,8 @@ async fn serve(
     segments: &[&str],
     requested: Option<&str>,
 ) -> ApiResult<Response> {
-    let method = req.method();
-    let read = matches!(method, Method::Get | Method::Head);
+    let method = crate::http::params::method(&req);
+    let read = method == "GET" || method == "HEAD";
     match segments {
         [slug] if read => {
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
@@ -147,7 +147,7 @@ async fn serve(
             analytics::record_click(app, &card, kind, &req);
             Ok(redirect(&target))
         }
-        [_, "leads"] if method == Method::Post => lead(app, req, segments[0], requested).await,
+        [_, "leads"] if method == "POST" => lead(app, req, segments[0], requested).await,
         [_] | [_, "vcard"] | [_, "go", _] => Err(ApiError::MethodNotAllowed("GET, HEAD")),
         [_, "leads"] => Err(ApiError::MethodNotAllowed("POST")),
         _ => Err(ApiError::NotFound),

@@ -19,7 +19,7 @@ fn header(req: &Request, name: &str) -> Option<String> {
 
 /// Bots, `HEAD` requests and browser prefetches are not visits.
 fn countable(req: &Request) -> Option<String> {
-    if req.method() != Method::Get {
+    if crate::http::params::method(req) != "GET" {
         return None;
     }
     let prefetch = ["Sec-Purpose", "Purpose", "X-Purpose", "X-Moz"]

@@ -9,6 +9,11 @@ venv=$root/.venv
 wrangler=$root/node_modules/.bin/wrangler
 max_examples=${CONTRACT_MAX_EXAMPLES:-25}
 
+# Every exit, including one from `set -e`, ends with a verdict line.
+verdict() {
+  if [ "$1" -eq 0 ]; then echo "==> contract: PASSED"; else echo "==> contract: FAILED (exit $1)"; fi
+}
+
 echo "==> openapi-spec-validator"
 "$venv/bin/openapi-spec-validator" openapi.json
 
@@ -18,10 +23,14 @@ state=$(mktemp -d "${TMPDIR:-/tmp}/cardapi-contract.XXXXXX")
 admin=contract-admin-$RANDOM$RANDOM
 pid=""
 cleanup() {
+  local rc=$?
   if [ -n "$pid" ]; then kill -TERM -"$pid" 2>/dev/null || true; sleep 1; kill -KILL -"$pid" 2>/dev/null || true; fi
   rm -rf "$state"
+  verdict "$rc"
+  exit "$rc"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 CI=true "$wrangler" d1 migrations apply DB --local --persist-to "$state" >/dev/null
 # The limit is raised so schemathesis measures the API, not the limiter (tested in e2e).
@@ -42,12 +51,17 @@ json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 account=$(curl -fs -X POST "$base/admin/v1/accounts" -H "Authorization: Bearer $admin" \
   -d '{"name":"Contract","plan":"enterprise","card_limit":100000}' | json "['data']['id']")
 token=$(curl -fs -X POST "$base/admin/v1/accounts/$account/tokens" -H "Authorization: Bearer $admin" \
-  -d '{"name":"schemathesis","scopes":["cards:write","leads:read","analytics:read"]}' | json "['data']['token']")
-# Seed a card with a lead so reads of ids 1 have something to find.
+  -d '{"name":"schemathesis","scopes":["cards:read","cards:write","leads:read","analytics:read"]}' | json "['data']['token']")
+# Seed two cards, a lead, a view and a click, so reads of id 1 find something and the
+# analytics objects have keys in every map.
 slug=$(curl -fs -X POST "$base/api/v1/cards" -H "Authorization: Bearer $token" \
   -d '{"first_name":"Contract","last_name":"Seed","email":"seed@example.com","show_lead_form":true}' | json "['data']['slug']")
+curl -fs -X POST "$base/api/v1/cards" -H "Authorization: Bearer $token" \
+  -d '{"first_name":"Second","last_name":"Card","language":"de"}' >/dev/null
 curl -fs -X POST "$base/c/$slug/leads" -H 'Content-Type: application/json' \
   -d '{"name":"Lead","email":"lead@example.com"}' >/dev/null
+curl -fs "$base/c/$slug" -H 'Referer: https://www.linkedin.com/feed' -A 'Mozilla/5.0 (iPhone)' >/dev/null
+curl -fs -o /dev/null "$base/c/$slug/go/email"
 
 echo "==> schemathesis against $base (max $max_examples examples per operation)"
 "$venv/bin/schemathesis" run openapi.json --url "$base" \
@@ -55,4 +69,3 @@ echo "==> schemathesis against $base (max $max_examples examples per operation)"
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
   --max-examples "$max_examples" --seed 20261122 --workers 1 \
   --suppress-health-check all --no-color
-echo "==> contract: passed"

@@ -164,6 +164,10 @@ fn unknown_routes_and_wrong_methods_are_json() {
     assert_eq!(r.header("allow"), Some("GET, POST"));
     s.call("POST", "/api/v1/leads", Some(&t.token), Some("{}"))
         .assert_error(405);
+    // Methods the worker crate has no variant for must not be served as GET.
+    let r = s.call("QUERY", "/api/v1/cards/1", Some(&t.token), None);
+    r.assert_error(405);
+    assert_eq!(r.header("allow"), Some("GET, PUT, PATCH, DELETE"));
 }
 
 #[test]

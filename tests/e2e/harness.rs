@@ -2,7 +2,7 @@
 //! Durable Objects) on a free port with fresh state, and talks to it over HTTP.
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -14,6 +14,9 @@ pub const ADMIN_TOKEN: &str = "e2e-admin-token";
 pub struct Server {
     pub base: String,
     pub admin_token: Option<String>,
+    /// The `--persist-to` directory: D1, KV and Durable Object storage survive a restart.
+    pub state: PathBuf,
+    vars: Vec<(String, String)>,
 }
 
 fn free_port() -> u16 {
@@ -61,6 +64,57 @@ impl Server {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        let vars = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Server::launch(name, state, vars)
+    }
+
+    /// Stops this server and starts a new one (new port) on the same state directory and
+    /// vars, as after an eviction of every Durable Object and a cold isolate.
+    pub fn restart(self, name: &str) -> Server {
+        self.stop();
+        Server::launch(name, self.state.clone(), self.vars.clone())
+    }
+
+    /// Stops `wrangler dev` (its whole process group) and waits until the port is closed.
+    pub fn stop(&self) {
+        let pgid = std::fs::read_to_string(self.state.join("wrangler.pid")).unwrap_or_default();
+        let pgid = pgid.trim();
+        assert!(
+            !pgid.is_empty(),
+            "no wrangler.pid in {}",
+            self.state.display()
+        );
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{pgid}")])
+            .status();
+        let started = Instant::now();
+        while ureq::get(&format!("{}/", self.base))
+            .timeout(Duration::from_secs(1))
+            .call()
+            .is_ok()
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "server did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        // workerd flushes its storage on SIGTERM; give the group a moment before a new
+        // server opens the same files.
+        std::thread::sleep(Duration::from_secs(1));
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pgid}")])
+            .stderr(Stdio::null())
+            .status();
+    }
+
+    /// Starts `wrangler dev` on `state` (already migrated).
+    fn launch(name: &str, state: PathBuf, vars: Vec<(String, String)>) -> Server {
+        let root = root();
+        let wrangler = root.join("node_modules/.bin/wrangler");
         let port = free_port();
         let mut args = vec![
             "dev".to_string(),
@@ -76,23 +130,25 @@ impl Server {
             "--var".into(),
             "VISITOR_SALT:e2e-salt".into(),
         ];
-        let has_admin = vars.iter().any(|(k, _)| *k == "ADMIN_TOKEN");
+        let has_admin = vars.iter().any(|(k, _)| k == "ADMIN_TOKEN");
         if !has_admin {
             // Overrides an ADMIN_TOKEN from a developer's .dev.vars.
             args.extend(["--var".into(), "ADMIN_TOKEN:".into()]);
         }
-        for (k, v) in vars {
+        for (k, v) in &vars {
             args.extend(["--var".into(), format!("{k}:{v}")]);
         }
-        let log = state.join("wrangler.log");
+        let log = state.join(format!("wrangler-{port}.log"));
+        let pidfile = state.join("wrangler.pid");
         let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
         let script = format!(
-            "setsid '{}' {} >'{}' 2>&1 </dev/null & w=$!; \
+            "setsid '{}' {} >'{}' 2>&1 </dev/null & w=$!; echo $w >'{}'; \
              while kill -0 {parent} 2>/dev/null && kill -0 $w 2>/dev/null; do sleep 1; done; \
              kill -TERM -$w 2>/dev/null; sleep 2; kill -KILL -$w 2>/dev/null; true",
             wrangler.display(),
             quoted.join(" "),
             log.display(),
+            pidfile.display(),
             parent = std::process::id(),
         );
         Command::new("sh")
@@ -131,8 +187,10 @@ impl Server {
             base,
             admin_token: vars
                 .iter()
-                .find(|(k, _)| *k == "ADMIN_TOKEN")
-                .map(|(_, v)| v.to_string()),
+                .find(|(k, _)| k == "ADMIN_TOKEN")
+                .map(|(_, v)| v.clone()),
+            state,
+            vars,
         }
     }
 

@@ -106,6 +106,15 @@ fn card_page_shows_the_card() {
     assert!(html.contains("name=\"company_website\""), "honeypot");
     assert!(html.contains("<footer>"), "branding");
     assert!(!html.contains("<script"), "no scripts");
+    // Methods the runtime binding does not know are not read as GET.
+    let r = call(
+        "QUERY",
+        &format!("{}/c/{slug}", server().base),
+        None,
+        None,
+        &[("User-Agent", BROWSER)],
+    );
+    assert_eq!(r.status, 405);
     assert!(
         !html.contains("http://") || !html.contains("src=\"http"),
         "no external assets"

@@ -91,6 +91,34 @@ fn error_responses_carry_the_headers_and_count() {
 }
 
 #[test]
+fn the_window_survives_a_restart_on_the_same_state() {
+    // Its own server: stopping it must not disturb the other tests.
+    let s = Server::start(
+        "ratelimit-restart",
+        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("RATE_LIMIT_PER_MINUTE", "5")],
+    );
+    let t = s.tenant(&["cards:read"]);
+    let (account, token) = (t.account, t.token.clone());
+    for expected in [4, 3, 2] {
+        assert_eq!(remaining(&t.get("/cards?per_page=1")), expected);
+    }
+    // A new workerd on the same --persist-to directory: every object starts cold and must
+    // read its window back from Durable Object storage.
+    let s = s.restart("ratelimit-restart-2");
+    let t = Tenant {
+        server: &s,
+        account,
+        token,
+    };
+    let r = t.get("/cards?per_page=1");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(remaining(&r), 1, "the count continues after the restart");
+    assert_eq!(remaining(&t.get("/cards?per_page=1")), 0);
+    t.get("/cards?per_page=1").assert_error(429);
+    s.stop();
+}
+
+#[test]
 fn default_limit_is_exact_under_concurrency() {
     let t = server().tenant(&["cards:read"]);
     let results: Vec<(u16, Option<u32>)> = std::thread::scope(|s| {
