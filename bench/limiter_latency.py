@@ -38,8 +38,8 @@ def main():
     state = tempfile.mkdtemp(prefix="cardapi-latency-")
     subprocess.run([WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
                    cwd=ROOT, env={**os.environ, "CI": "true"}, check=True, capture_output=True)
-    worker = Worker("api", ROOT, ["--var", f"ADMIN_TOKEN:{ADMIN}", "--var", "VISITOR_SALT:x",
-                                  "--var", "RATE_LIMIT_PER_MINUTE:100000000"], state)
+    worker = Worker("api", os.path.join(ROOT, "wrangler.toml"),
+                    {"ADMIN_TOKEN": ADMIN, "VISITOR_SALT": "x", "RATE_LIMIT_PER_MINUTE": "100000000"}, state)
     try:
         account = call("POST", worker.base + "/admin/v1/accounts", ADMIN,
                        {"name": "Latency", "plan": "enterprise"})["data"]["id"]

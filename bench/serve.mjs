@@ -7,6 +7,8 @@
 // ~3x the CPU of the worker itself, on the same 2 cores as the worker: a dev-tool cost
 // that production does not have and that would swamp what the benchmark is to measure.
 //
+// The worker is served as built (build/ must be current); nothing is watched.
+//
 // usage: node bench/serve.mjs CONFIG PORT PERSIST_DIR [NAME=VALUE ...]
 // Prints "ready <url>" once the worker answers; stops cleanly on SIGTERM/SIGINT.
 import { unstable_startWorker } from "wrangler";
@@ -20,6 +22,9 @@ for (const v of vars) {
 const worker = await unstable_startWorker({
   config,
   bindings,
+  // No custom build: `make bench` has built the worker, and wrangler would otherwise watch
+  // src/ and rebuild and reload it mid-run whenever a file changes (even with watch off).
+  build: { custom: { command: "" } },
   dev: {
     remote: false,
     inspector: false,
