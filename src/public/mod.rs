@@ -246,3 +246,36 @@ async fn lead(
         thanks()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::page_lang;
+    use crate::public::links::tests::card;
+
+    #[test]
+    fn lang_switches_only_to_published_languages() {
+        let mut c = card("[]");
+        c.language = "de".into();
+        c.translations = r#"{"fr": {"bio": "Bonjour"}, "xx": {}}"#.into();
+        assert_eq!(page_lang(&c, Some("fr")), "fr");
+        assert_eq!(page_lang(&c, Some("de")), "de");
+        assert_eq!(page_lang(&c, Some("es")), "de", "not published");
+        assert_eq!(page_lang(&c, Some("xx")), "de", "not a language");
+        assert_eq!(page_lang(&c, None), "de");
+    }
+
+    #[test]
+    fn live_means_public_active_and_not_expired() {
+        let mut c = card("[]");
+        assert!(c.is_live(1_000));
+        c.expires_at = Some(1_000);
+        assert!(!c.is_live(1_000), "expired at that instant");
+        assert!(c.is_live(999));
+        c.expires_at = None;
+        c.status = "draft".into();
+        assert!(!c.is_live(1_000));
+        c.status = "active".into();
+        c.is_public = 0;
+        assert!(!c.is_live(1_000));
+    }
+}

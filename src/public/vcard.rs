@@ -62,14 +62,12 @@ pub fn vcard(card: &CardRow, public_url: &str) -> String {
     if let Some(v) = opt(&card.phone) {
         line(format!("TEL;TYPE=work,voice;VALUE=text:{v}"));
     }
-    if let Some(v) = opt(&card.website) {
+    // A URL is a URI value, not text: no text escaping (it was validated as http(s)).
+    if let Some(v) = card.website.as_deref().filter(|s| !s.trim().is_empty()) {
         line(format!("URL:{v}"));
     }
     if let Some(v) = opt(&card.address) {
-        line(format!(
-            "ADR;TYPE=work;LABEL=\"{}\":;;{v};;;;",
-            v.replace('"', "'")
-        ));
+        line(format!("ADR;TYPE=work:;;{v};;;;"));
     }
     if let Some(v) = opt(&card.bio) {
         line(format!("NOTE:{v}"));
@@ -90,12 +88,16 @@ mod tests {
         c.first_name = "Ada; <script>".into();
         c.company = Some("A, B\\C".into());
         c.bio = Some("line1\nline2".into());
+        c.website = Some("https://a.example/x,y".into());
+        c.address = Some("Main St 1, Berlin".into());
         let v = vcard(&c, "https://x.example/c/ada");
         assert!(v.starts_with("BEGIN:VCARD\r\nVERSION:4.0\r\n"));
         assert!(v.ends_with("END:VCARD\r\n"));
         assert!(v.contains("N:L;Ada\\; <script>;;;\r\n"));
         assert!(v.contains("ORG:A\\, B\\\\C\r\n"));
         assert!(v.contains("NOTE:line1\\nline2\r\n"));
+        assert!(v.contains("URL:https://a.example/x,y\r\n"));
+        assert!(v.contains("ADR;TYPE=work:;;Main St 1\\, Berlin;;;;\r\n"));
         assert!(!v.replace("\r\n", "").contains('\n'));
     }
 
