@@ -12,6 +12,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -57,8 +58,9 @@ CAUSES = {
             "plus the token's Durable Object call (~1.2 ms: auth + exact rate limit, required per request "
             "so a revoke bites at once) on top of a worker that alone costs what the baseline does: a "
             "ceiling near 0.3x in this runtime, where D1/KV/DO are simulated in the worker's own process.",
-    "write": "the same floor as reads (one D1 statement + the token object call); the ratio sits at "
-             "0.25-0.35x depending on the run.",
+    "write": "the same floor as reads (one D1 statement + the token object call): 0.29-0.32x across runs, "
+             "so the verdict flips with the machine's other load. Next cut (measured, not made): the limiter's "
+             "storage write per request, which serialises the token's object.",
     "analytics": "13 month documents (145 KB) against 2 (20 KB) in one bulk KV get: the local KV simulator "
                  "alone takes 2.5x as long for them (JS probe), before the worker parses a byte. Fix "
                  "proposed, not done: small summary documents for closed months, written by the aggregator.",
@@ -345,6 +347,8 @@ def main():
         for w in workers:
             w.stop()
     report(results, skipped, raw, gz)
+    # The state (seeded D1, KV, logs) is kept only when the run fails, for the logs.
+    shutil.rmtree(state, ignore_errors=True)
 
 
 def warm_up(worker, kw, state):
