@@ -1,12 +1,15 @@
-//! Digital Business Card API as a Cloudflare Worker. See README.md for the map:
-//! `http` (routing, auth, errors) -> `api` (handlers per resource) -> `domain` (pure rules)
-//! and `store` / `durable` (D1, KV, Durable Objects).
+//! Digital Business Card API as a Cloudflare Worker. Layers, each importing only from
+//! those below it (checked by `tests/layers.rs`; README.md has the map):
+//! entry (`lib.rs`, `router`, `auth`) -> handlers (`api`, `public`) -> `durable` ->
+//! `store` -> `http` (plumbing) -> `domain` (pure rules).
 
 pub mod api;
+pub mod auth;
 pub mod domain;
 pub mod durable;
 pub mod http;
 pub mod public;
+pub mod router;
 pub mod store;
 
 use worker::{event, Context, Env, Request, Response, Result};
@@ -18,5 +21,5 @@ fn start() {
 
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
-    Ok(http::router::handle(req, env, ctx).await)
+    Ok(router::handle(req, env, ctx).await)
 }

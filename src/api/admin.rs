@@ -6,15 +6,15 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use worker::{Request, Response};
 
-use crate::domain::account::{validate_account, validate_token_request};
-use crate::domain::card::Mode;
+use crate::domain::account::{AccountPatch, TokenRequest};
+use crate::domain::input::Mode;
 use crate::domain::time::iso8601;
-use crate::domain::token::{format_token, hash_token, Scopes};
-use crate::durable::rate_limiter;
-use crate::http::auth::bearer;
+use crate::domain::token::{format_token, hash_token, Token};
+use crate::durable::rate_limiter::client as gate;
+use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::path_id;
-use crate::http::respond::{json_object, json_response, ok};
+use crate::http::params::{bearer, method, path_id};
+use crate::http::response::{json_response, ok};
 use crate::http::App;
 use crate::store::{accounts, tokens};
 
@@ -31,11 +31,11 @@ struct TokenOut<'a> {
 }
 
 impl<'a> TokenOut<'a> {
-    fn new(row: &'a tokens::TokenRow, token: Option<&'a str>) -> Self {
+    fn new(row: &'a Token, token: Option<&'a str>) -> Self {
         TokenOut {
             id: row.id,
             name: &row.name,
-            scopes: Scopes::parse_stored(&row.scopes).names(),
+            scopes: row.scopes.names(),
             token,
             created_at: iso8601(row.created_at),
             // The one-time creation answer has the plaintext instead of usage.
@@ -58,34 +58,32 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
         Some(given) if same_secret(given, &admin_token) => {}
         _ => return Err(ApiError::Unauthenticated),
     }
-    let method = crate::http::params::method(&req);
+    let method = method(&req);
     let db = app.db()?;
     let id = |s: &str| path_id(s).ok_or(ApiError::NotFound);
     match (segments, method.as_str()) {
         (["accounts"], "POST") => {
-            let changes = validate_account(&json_object(&mut req).await?, Mode::Create)?;
-            let row = accounts::create(&db, &changes, app.now_ms)
+            let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Create)?;
+            let account = accounts::create(&db, &patch, app.now_ms)
                 .await?
                 .ok_or_else(|| ApiError::Internal("account insert returned no row".into()))?;
-            Ok(json_response(201, &json!({"data": row.to_account()})))
+            Ok(json_response(201, &json!({"data": account.view()})))
         }
         (["accounts"], _) => Err(ApiError::MethodNotAllowed("POST")),
         (["accounts", account], m) => {
             let account = id(account)?;
-            let row = match m {
+            let found = match m {
                 "GET" => accounts::get(&db, account).await?,
                 "PATCH" | "PUT" => {
-                    let changes = validate_account(&json_object(&mut req).await?, Mode::Update)?;
-                    let row = accounts::update(&db, account, &changes).await?;
+                    let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Update)?;
+                    let found = accounts::update(&db, account, &patch).await?;
                     // Plan, features and limit are cached with each token: void them all.
-                    for hash in tokens::hashes(&db, account).await? {
-                        rate_limiter::invalidate(&app.env, &hash).await?;
-                    }
-                    row
+                    gate::invalidate_all(&app.env, &tokens::hashes(&db, account).await?).await?;
+                    found
                 }
                 _ => return Err(ApiError::MethodNotAllowed("GET, PATCH")),
             };
-            ok(&json!({"data": row.ok_or(ApiError::NotFound)?.to_account()}))
+            ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
         }
         (["accounts", account, "tokens"], m) => {
             let account = id(account)?;
@@ -94,7 +92,7 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
             }
             match m {
                 "POST" => {
-                    let (name, scopes) = validate_token_request(&json_object(&mut req).await?)?;
+                    let request = TokenRequest::parse(&json_object(&mut req).await?)?;
                     let mut random = [0u8; 32];
                     getrandom::fill(&mut random)
                         .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
@@ -102,9 +100,9 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                     let row = tokens::create(
                         &db,
                         account,
-                        &name,
+                        &request.name,
                         &hash_token(&token),
-                        &scopes.to_stored(),
+                        &request.scopes,
                         app.now_ms,
                     )
                     .await?
@@ -128,7 +126,7 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                 .ok_or(ApiError::NotFound)?;
             // Answered only once the token's cached record is gone: the very next request
             // with it is refused.
-            rate_limiter::invalidate(&app.env, &hash).await?;
+            gate::invalidate(&app.env, &hash).await?;
             ok(&json!({"message": "Token revoked."}))
         }
         (["tokens", _], _) => Err(ApiError::MethodNotAllowed("DELETE")),

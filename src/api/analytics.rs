@@ -3,12 +3,12 @@
 use worker::{Request, Response};
 
 use crate::domain::analytics::{clicks_report, period_days, views_report, Kind, DEFAULT_PERIOD};
+use crate::domain::principal::Principal;
 use crate::domain::time::day_of;
 use crate::domain::validation::{invalid_choice, must_be_integer};
-use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{path_id, query};
-use crate::http::respond::{ok, Data};
+use crate::http::response::{ok, Data};
 use crate::http::App;
 use crate::store::{analytics, cards};
 

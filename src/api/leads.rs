@@ -2,10 +2,10 @@
 
 use worker::{Request, Response};
 
-use crate::http::auth::Principal;
+use crate::domain::principal::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, path_id, query};
-use crate::http::respond::{ok, Data, Paged};
+use crate::http::response::{ok, Data, Paged};
 use crate::http::App;
 use crate::store::leads;
 
@@ -16,7 +16,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     let card = q.get("card_id").map(|c| path_id(c.trim()).unwrap_or(-1));
     let (rows, total) = leads::list(&app.db()?, p.account_id, card, page).await?;
     ok(&Paged {
-        data: rows.iter().map(|l| l.to_lead(None)).collect(),
+        data: rows.iter().map(|l| l.view(None)).collect(),
         meta: page.meta(total),
     })
 }
@@ -26,6 +26,6 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
         .await?
         .ok_or(ApiError::NotFound)?;
     ok(&Data {
-        data: lead.to_lead(Some(&card)),
+        data: lead.view(Some(&card)),
     })
 }

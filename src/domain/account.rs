@@ -1,123 +1,165 @@
-//! Operator input: accounts and token requests (product.md 3).
+//! Operator input: accounts and token requests (product.md 3), and the account record.
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::card::{Mode, SqlValue};
-use super::plan::Plan;
+use super::input::{Field, Input, Mode};
+use super::plan::{Features, Overrides, Plan};
+use super::time::iso8601;
 use super::token::{Scope, Scopes};
 use super::validation::{self as v, FieldErrors};
 
-pub const FEATURE_KEYS: [&str; 4] = [
-    "api_access",
-    "advanced_analytics",
-    "white_label",
-    "lead_form",
-];
+/// Per-account feature overrides as the operator sends them; `null` resets one to the
+/// plan's value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeaturePatch {
+    pub api_access: Field<bool>,
+    pub advanced_analytics: Field<bool>,
+    pub white_label: Field<bool>,
+    pub lead_form: Field<bool>,
+}
 
-/// Validates a create or update account body into column changes. `null` for
-/// `card_limit` or a feature resets it to the plan's value.
-pub fn validate_account(
-    body: &Map<String, Value>,
-    mode: Mode,
-) -> Result<Vec<(&'static str, SqlValue)>, FieldErrors> {
-    let mut errors = FieldErrors::new();
-    let mut out = Vec::new();
-    match body.get("name") {
-        None if mode == Mode::Update => {}
-        None | Some(Value::Null) => errors.add("name", v::required("name")),
-        Some(Value::String(s)) if s.trim().is_empty() => errors.add("name", v::required("name")),
-        Some(Value::String(s)) if v::char_len(s.trim()) > 255 => {
-            errors.add("name", v::max_chars("name", 255))
-        }
-        Some(Value::String(s)) => out.push(("name", SqlValue::Text(s.trim().to_string()))),
-        Some(_) => errors.add("name", v::must_be_string("name")),
-    }
-    match body.get("plan") {
-        None if mode == Mode::Update => {}
-        None | Some(Value::Null) => errors.add("plan", v::required("plan")),
-        Some(Value::String(s)) => match Plan::parse(s) {
-            Some(p) => out.push(("plan", SqlValue::Text(p.as_str().to_string()))),
-            None => errors.add("plan", v::invalid_choice("plan")),
-        },
-        Some(_) => errors.add("plan", v::must_be_string("plan")),
-    }
-    match body.get("card_limit") {
-        None => {}
-        Some(Value::Null) => out.push(("card_limit", SqlValue::Null)),
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(i) if i < 0 => errors.add("card_limit", v::min_value("card_limit", 0)),
-            Some(i) if i > 1_000_000 => errors.add(
-                "card_limit",
-                "The card limit field must not be greater than 1000000.".into(),
-            ),
-            Some(i) => out.push(("card_limit", SqlValue::Int(i))),
-            None => errors.add("card_limit", v::must_be_integer("card_limit")),
-        },
-        Some(_) => errors.add("card_limit", v::must_be_integer("card_limit")),
-    }
-    match body.get("features") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(features)) => {
-            for key in FEATURE_KEYS {
-                let field = format!("features.{key}");
-                match features.get(key) {
-                    None => {}
-                    Some(Value::Null) => out.push((key, SqlValue::Null)),
-                    Some(Value::Bool(b)) => out.push((key, SqlValue::Int(*b as i64))),
-                    Some(_) => errors.add(&field, v::must_be_boolean(&field)),
-                }
+/// A validated create or update account body. On create `name` and `plan` are set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccountPatch {
+    pub name: Option<String>,
+    pub plan: Option<Plan>,
+    /// `null` resets the limit to the plan's.
+    pub card_limit: Field<i64>,
+    pub features: FeaturePatch,
+}
+
+pub const MAX_CARD_LIMIT: i64 = 1_000_000;
+
+impl AccountPatch {
+    pub fn parse(body: &Map<String, Value>, mode: Mode) -> Result<AccountPatch, FieldErrors> {
+        let mut input = Input::new(body);
+        let name = match input.get("name") {
+            // Unlike card names, a null name is "required" here, as the operator API
+            // always answered.
+            Field::Null => {
+                input.fail("name", v::required("name"));
+                None
             }
+            _ => input.required_text("name", 255, mode),
+        };
+        let plan = match input.get("plan") {
+            Field::Absent if mode == Mode::Update => None,
+            Field::Absent | Field::Null => {
+                input.fail("plan", v::required("plan"));
+                None
+            }
+            Field::Set(_) => input.choice("plan", Plan::parse).value().copied(),
+        };
+        let card_limit = input.integer(
+            "card_limit",
+            0,
+            MAX_CARD_LIMIT,
+            "The card limit field must not be greater than 1000000.",
+        );
+        let mut features = FeaturePatch::default();
+        match input.get("features") {
+            Field::Absent | Field::Null => {}
+            Field::Set(Value::Object(given)) => {
+                let mut flag =
+                    |key: &str| input.strict_bool_at(&format!("features.{key}"), given.get(key));
+                features = FeaturePatch {
+                    api_access: flag("api_access"),
+                    advanced_analytics: flag("advanced_analytics"),
+                    white_label: flag("white_label"),
+                    lead_form: flag("lead_form"),
+                };
+            }
+            Field::Set(_) => input.fail("features", v::must_be_object("features")),
         }
-        Some(_) => errors.add("features", v::must_be_object("features")),
+        input.finish(AccountPatch {
+            name,
+            plan,
+            card_limit,
+            features,
+        })
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
+}
+
+/// An account as stored: its plan and the operator's overrides.
+#[derive(Debug, Clone)]
+pub struct Account {
+    pub id: i64,
+    pub name: String,
+    pub plan: Plan,
+    pub overrides: Overrides,
+    pub created_at: i64,
+}
+
+/// The Account of product.md 3, with effective values.
+#[derive(Debug, Serialize)]
+pub struct AccountView<'a> {
+    pub id: i64,
+    pub name: &'a str,
+    pub plan: &'static str,
+    pub card_limit: i64,
+    pub features: Features,
+    pub created_at: String,
+}
+
+impl Account {
+    pub fn view(&self) -> AccountView<'_> {
+        let (features, card_limit) = self.overrides.effective(self.plan);
+        AccountView {
+            id: self.id,
+            name: &self.name,
+            plan: self.plan.as_str(),
+            card_limit,
+            features,
+            created_at: iso8601(self.created_at),
+        }
     }
 }
 
 /// `{name, scopes}` of a token request: at least one scope, all known.
-pub fn validate_token_request(body: &Map<String, Value>) -> Result<(String, Scopes), FieldErrors> {
-    let mut errors = FieldErrors::new();
-    let name = match body.get("name") {
-        Some(Value::String(s)) if !s.trim().is_empty() && v::char_len(s.trim()) <= 255 => {
-            Some(s.trim().to_string())
-        }
-        Some(Value::String(s)) if !s.trim().is_empty() => {
-            errors.add("name", v::max_chars("name", 255));
-            None
-        }
-        None | Some(Value::Null) | Some(Value::String(_)) => {
-            errors.add("name", v::required("name"));
-            None
-        }
-        Some(_) => {
-            errors.add("name", v::must_be_string("name"));
-            None
-        }
-    };
-    let mut scopes = Vec::new();
-    match body.get("scopes") {
-        Some(Value::Array(items)) if !items.is_empty() => {
-            for (i, item) in items.iter().enumerate() {
-                match item.as_str().and_then(Scope::parse) {
-                    Some(s) => scopes.push(s),
-                    None => errors.add(
-                        &format!("scopes.{i}"),
-                        v::invalid_choice(&format!("scopes.{i}")),
-                    ),
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRequest {
+    pub name: String,
+    pub scopes: Scopes,
+}
+
+impl TokenRequest {
+    pub fn parse(body: &Map<String, Value>) -> Result<TokenRequest, FieldErrors> {
+        let mut input = Input::new(body);
+        let name = match input.get("name") {
+            Field::Null => {
+                input.fail("name", v::required("name"));
+                None
+            }
+            _ => input.required_text("name", 255, Mode::Create),
+        };
+        let mut scopes = Vec::new();
+        match input.get("scopes") {
+            Field::Set(Value::Array(items)) if !items.is_empty() => {
+                for (i, item) in items.iter().enumerate() {
+                    match item.as_str().and_then(Scope::parse) {
+                        Some(s) => scopes.push(s),
+                        None => {
+                            let field = format!("scopes.{i}");
+                            input.fail(&field, v::invalid_choice(&field))
+                        }
+                    }
                 }
             }
+            Field::Set(Value::Array(_)) | Field::Absent | Field::Null => {
+                input.fail("scopes", v::required("scopes"))
+            }
+            Field::Set(_) => input.fail("scopes", v::must_be_array("scopes")),
         }
-        None | Some(Value::Null) | Some(Value::Array(_)) => {
-            errors.add("scopes", v::required("scopes"))
+        let request = name.map(|name| TokenRequest {
+            name,
+            scopes: Scopes::new(scopes),
+        });
+        match input.finish(request)? {
+            Some(request) => Ok(request),
+            // A missing name was recorded as an error above.
+            None => Err(FieldErrors::one("name", v::required("name"))),
         }
-        Some(_) => errors.add("scopes", v::must_be_array("scopes")),
-    }
-    match name {
-        Some(name) if errors.is_empty() => Ok((name, Scopes::new(scopes))),
-        _ => Err(errors),
     }
 }
 
@@ -132,7 +174,7 @@ mod tests {
 
     #[test]
     fn account_create_and_update() {
-        let c = validate_account(
+        let c = AccountPatch::parse(
             &obj(json!({"name": "Acme", "plan": "pro", "card_limit": 20,
                         "features": {"api_access": true, "white_label": null}})),
             Mode::Create,
@@ -140,15 +182,18 @@ mod tests {
         .unwrap();
         assert_eq!(
             c,
-            vec![
-                ("name", SqlValue::Text("Acme".into())),
-                ("plan", SqlValue::Text("pro".into())),
-                ("card_limit", SqlValue::Int(20)),
-                ("api_access", SqlValue::Int(1)),
-                ("white_label", SqlValue::Null),
-            ]
+            AccountPatch {
+                name: Some("Acme".into()),
+                plan: Some(Plan::Pro),
+                card_limit: Field::Set(20),
+                features: FeaturePatch {
+                    api_access: Field::Set(true),
+                    white_label: Field::Null,
+                    ..FeaturePatch::default()
+                },
+            }
         );
-        let e = validate_account(
+        let e = AccountPatch::parse(
             &obj(json!({"plan": "gold", "card_limit": -1})),
             Mode::Create,
         )
@@ -160,33 +205,66 @@ mod tests {
             e["card_limit"][0],
             "The card limit field must be at least 0."
         );
-        assert!(validate_account(&obj(json!({})), Mode::Update)
-            .unwrap()
-            .is_empty());
-        let e = validate_account(
-            &obj(json!({"features": {"lead_form": "yes"}})),
+        assert_eq!(
+            AccountPatch::parse(&obj(json!({})), Mode::Update).unwrap(),
+            AccountPatch::default()
+        );
+        let e = AccountPatch::parse(
+            &obj(json!({"features": {"lead_form": "yes"}, "card_limit": 1000001, "name": null})),
             Mode::Update,
         )
         .unwrap_err();
         assert!(e.has("features.lead_form"));
+        assert!(e.has("name"));
+        assert_eq!(
+            e.to_json()["card_limit"][0],
+            "The card limit field must not be greater than 1000000."
+        );
+        let c = AccountPatch::parse(&obj(json!({"card_limit": null})), Mode::Update).unwrap();
+        assert_eq!(c.card_limit, Field::Null);
+    }
+
+    #[test]
+    fn effective_values_in_the_view() {
+        let a = Account {
+            id: 1,
+            name: "Acme".into(),
+            plan: Plan::Free,
+            overrides: Overrides {
+                card_limit: Some(3),
+                api_access: Some(true),
+                ..Overrides::default()
+            },
+            created_at: 0,
+        };
+        let v = serde_json::to_value(a.view()).unwrap();
+        assert_eq!(v["plan"], "free");
+        assert_eq!(v["card_limit"], 3);
+        assert_eq!(v["features"]["api_access"], true);
+        assert_eq!(v["features"]["white_label"], false);
     }
 
     #[test]
     fn token_requests() {
-        let (name, scopes) = validate_token_request(&obj(
+        let r = TokenRequest::parse(&obj(
             json!({"name": "CRM", "scopes": ["leads:read", "cards:read"]}),
         ))
         .unwrap();
-        assert_eq!(name, "CRM");
-        assert_eq!(scopes.names(), ["cards:read", "leads:read"]);
-        let e = validate_token_request(&obj(json!({"scopes": []}))).unwrap_err();
+        assert_eq!(r.name, "CRM");
+        assert_eq!(r.scopes.names(), ["cards:read", "leads:read"]);
+        let e = TokenRequest::parse(&obj(json!({"scopes": []}))).unwrap_err();
         assert!(e.has("name") && e.has("scopes"));
-        let e =
-            validate_token_request(&obj(json!({"name": "x", "scopes": ["cards:read", "root"]})))
-                .unwrap_err();
+        let e = TokenRequest::parse(&obj(json!({"name": "x", "scopes": ["cards:read", "root"]})))
+            .unwrap_err();
         assert_eq!(
             e.to_json()["scopes.1"][0],
             "The selected scopes.1 is invalid."
+        );
+        let e = TokenRequest::parse(&obj(json!({"name": 5, "scopes": "x"}))).unwrap_err();
+        assert_eq!(e.to_json()["name"][0], "The name field must be a string.");
+        assert_eq!(
+            e.to_json()["scopes"][0],
+            "The scopes field must be an array."
         );
     }
 }

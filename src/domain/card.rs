@@ -1,348 +1,390 @@
-//! Card input validation (spec 4.3, 4.4, 8), plan coercion (4.5) and the output shape (2.1).
+//! Cards: the typed create and update inputs (spec 4.3, 4.4, 8) with plan coercion (4.5),
+//! the stored card record, and its output shape (2.1).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::input::{Field, Input, Mode};
 use super::lang::{self, DEFAULT_LANGUAGE};
-use super::lead::Lead;
+use super::lead::LeadView;
 use super::plan::Features;
 use super::time::iso8601;
 use super::validation::{self as v, FieldErrors};
 
-/// A value bound to a D1 parameter; kept free of `worker` types so validation is testable
-/// natively.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SqlValue {
-    Null,
-    Int(i64),
-    Text(String),
+/// Social platforms of spec 2.5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    Linkedin,
+    Xing,
+    X,
+    Facebook,
+    Instagram,
+    Youtube,
+    Tiktok,
+    Github,
+    Gitlab,
+    Behance,
+    Dribbble,
+    Pinterest,
+    Snapchat,
+    Threads,
+    Mastodon,
+    Bluesky,
+    Whatsapp,
+    Telegram,
+    Signal,
+    Skype,
+    Discord,
+    Twitch,
+    Spotify,
+    Soundcloud,
+    Vimeo,
+    Medium,
+    Website,
+    Other,
 }
 
-impl SqlValue {
-    fn opt_text(s: Option<String>) -> SqlValue {
-        s.map_or(SqlValue::Null, SqlValue::Text)
+impl Platform {
+    pub const ALL: [Platform; 28] = [
+        Platform::Linkedin,
+        Platform::Xing,
+        Platform::X,
+        Platform::Facebook,
+        Platform::Instagram,
+        Platform::Youtube,
+        Platform::Tiktok,
+        Platform::Github,
+        Platform::Gitlab,
+        Platform::Behance,
+        Platform::Dribbble,
+        Platform::Pinterest,
+        Platform::Snapchat,
+        Platform::Threads,
+        Platform::Mastodon,
+        Platform::Bluesky,
+        Platform::Whatsapp,
+        Platform::Telegram,
+        Platform::Signal,
+        Platform::Skype,
+        Platform::Discord,
+        Platform::Twitch,
+        Platform::Spotify,
+        Platform::Soundcloud,
+        Platform::Vimeo,
+        Platform::Medium,
+        Platform::Website,
+        Platform::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Linkedin => "linkedin",
+            Platform::Xing => "xing",
+            Platform::X => "x",
+            Platform::Facebook => "facebook",
+            Platform::Instagram => "instagram",
+            Platform::Youtube => "youtube",
+            Platform::Tiktok => "tiktok",
+            Platform::Github => "github",
+            Platform::Gitlab => "gitlab",
+            Platform::Behance => "behance",
+            Platform::Dribbble => "dribbble",
+            Platform::Pinterest => "pinterest",
+            Platform::Snapchat => "snapchat",
+            Platform::Threads => "threads",
+            Platform::Mastodon => "mastodon",
+            Platform::Bluesky => "bluesky",
+            Platform::Whatsapp => "whatsapp",
+            Platform::Telegram => "telegram",
+            Platform::Signal => "signal",
+            Platform::Skype => "skype",
+            Platform::Discord => "discord",
+            Platform::Twitch => "twitch",
+            Platform::Spotify => "spotify",
+            Platform::Soundcloud => "soundcloud",
+            Platform::Vimeo => "vimeo",
+            Platform::Medium => "medium",
+            Platform::Website => "website",
+            Platform::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Platform> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Create,
-    Update,
+/// One entry of `social_links`, normalised to `{platform, url, label}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SocialLink {
+    pub platform: Platform,
+    /// An `http(s)` URL or a handle.
+    pub url: String,
+    pub label: Option<String>,
 }
-
-/// How one input field is checked. The order of [`FIELDS`] is the order of spec 4.3, which
-/// is also the order errors are reported in.
-#[derive(Clone, Copy)]
-enum Rule {
-    /// first_name / last_name: required on create, a non-empty string whenever present.
-    Name(usize),
-    Text(usize),
-    Email(usize),
-    Phone(usize),
-    Url(usize),
-    SocialLinks,
-    Object,
-    Bool,
-    Language,
-    Status,
-}
-
-const FIELDS: [(&str, Rule); 21] = [
-    ("first_name", Rule::Name(100)),
-    ("last_name", Rule::Name(100)),
-    ("job_title", Rule::Text(150)),
-    ("company", Rule::Text(150)),
-    ("bio", Rule::Text(1000)),
-    ("email", Rule::Email(255)),
-    ("phone", Rule::Phone(50)),
-    ("website", Rule::Url(500)),
-    ("booking_url", Rule::Url(500)),
-    ("video_url", Rule::Url(500)),
-    ("address", Rule::Text(500)),
-    ("social_links", Rule::SocialLinks),
-    ("design_config", Rule::Object),
-    ("template_id", Rule::Text(50)),
-    ("is_public", Rule::Bool),
-    ("show_branding", Rule::Bool),
-    ("show_lead_form", Rule::Bool),
-    ("seo_title", Rule::Text(100)),
-    ("seo_description", Rule::Text(250)),
-    ("language", Rule::Language),
-    ("status", Rule::Status),
-];
-
-pub const STATUSES: [&str; 3] = ["active", "draft", "archived"];
-
-pub const PLATFORMS: [&str; 28] = [
-    "linkedin",
-    "xing",
-    "x",
-    "facebook",
-    "instagram",
-    "youtube",
-    "tiktok",
-    "github",
-    "gitlab",
-    "behance",
-    "dribbble",
-    "pinterest",
-    "snapchat",
-    "threads",
-    "mastodon",
-    "bluesky",
-    "whatsapp",
-    "telegram",
-    "signal",
-    "skype",
-    "discord",
-    "twitch",
-    "spotify",
-    "soundcloud",
-    "vimeo",
-    "medium",
-    "website",
-    "other",
-];
 
 pub const MAX_SOCIAL_LINKS: usize = 20;
 
-/// Validated column changes, in [`FIELDS`] order. Column names come only from [`FIELDS`],
-/// never from the request, so they are safe to splice into SQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Active,
+    Draft,
+    Archived,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Draft => "draft",
+            Status::Archived => "archived",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Status> {
+        [Status::Active, Status::Draft, Status::Archived]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
+/// A validated update body (spec 4.4): only the fields it carries change. Nullable columns
+/// are a [`Field`]; the others are `None` when absent (their `null` means "leave as is" or
+/// is normalised, e.g. `social_links: null` is the empty list).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CardChanges {
-    pub values: Vec<(&'static str, SqlValue)>,
+pub struct CardPatch {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub job_title: Field<String>,
+    pub company: Field<String>,
+    pub bio: Field<String>,
+    pub email: Field<String>,
+    pub phone: Field<String>,
+    pub website: Field<String>,
+    pub booking_url: Field<String>,
+    pub video_url: Field<String>,
+    pub address: Field<String>,
+    pub social_links: Option<Vec<SocialLink>>,
+    pub design_config: Option<Map<String, Value>>,
+    pub template_id: Field<String>,
+    pub is_public: Option<bool>,
+    pub show_branding: Option<bool>,
+    pub show_lead_form: Option<bool>,
+    pub seo_title: Field<String>,
+    pub seo_description: Field<String>,
+    /// One of the 19 codes of [`lang::LANGUAGES`].
+    pub language: Option<String>,
+    pub status: Option<Status>,
 }
 
-impl CardChanges {
-    pub fn get(&self, column: &str) -> Option<&SqlValue> {
-        self.values
-            .iter()
-            .find(|(c, _)| *c == column)
-            .map(|(_, v)| v)
+/// A validated create body (spec 4.3): a patch whose names are always set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CardInput(CardPatch);
+
+impl CardPatch {
+    /// Unknown and output-only keys are ignored.
+    pub fn parse(body: &Map<String, Value>) -> Result<CardPatch, FieldErrors> {
+        let mut input = Input::new(body);
+        let patch = read(&mut input, Mode::Update);
+        input.finish(patch)
     }
 
-    pub fn text(&self, column: &str) -> Option<&str> {
-        match self.get(column) {
-            Some(SqlValue::Text(s)) => Some(s),
-            _ => None,
+    /// Spec 4.5: plan-gated fields are coerced, never rejected.
+    pub fn apply_plan(&mut self, features: Features) {
+        if !features.advanced_analytics {
+            self.video_url = Field::Absent;
         }
-    }
-
-    fn set(&mut self, column: &'static str, value: SqlValue) {
-        match self.values.iter_mut().find(|(c, _)| *c == column) {
-            Some(slot) => slot.1 = value,
-            None => self.values.push((column, value)),
+        if !features.white_label && self.show_branding.is_some() {
+            self.show_branding = Some(true);
         }
-    }
-
-    fn remove(&mut self, column: &str) {
-        self.values.retain(|(c, _)| *c != column);
-    }
-}
-
-/// Strings are trimmed and an empty optional string counts as null, as Laravel's default
-/// middleware does; integrators migrating from it rely on that.
-fn text_value(value: &Value) -> Option<Option<String>> {
-    match value {
-        Value::Null => Some(None),
-        Value::String(s) => {
-            let t = s.trim();
-            Some((!t.is_empty()).then(|| t.to_string()))
+        if !features.lead_form && self.show_lead_form.is_some() {
+            self.show_lead_form = Some(false);
         }
-        _ => None,
-    }
-}
-
-/// Laravel's `boolean` rule: true, false, 1, 0, "1", "0".
-fn bool_value(value: &Value) -> Option<bool> {
-    match value {
-        Value::Bool(b) => Some(*b),
-        Value::Number(n) if n.as_i64() == Some(1) => Some(true),
-        Value::Number(n) if n.as_i64() == Some(0) => Some(false),
-        Value::String(s) if s == "1" || s == "true" => Some(true),
-        Value::String(s) if s == "0" || s == "false" => Some(false),
-        _ => None,
     }
 }
 
-/// Validates a create (4.3) or update (4.4) body. Unknown and output-only keys are ignored.
-pub fn validate(body: &Map<String, Value>, mode: Mode) -> Result<CardChanges, FieldErrors> {
-    let mut errors = FieldErrors::new();
-    let mut changes = CardChanges::default();
-    for (field, rule) in FIELDS {
-        if field == "status" && mode == Mode::Create {
-            continue;
-        }
-        let Some(value) = body.get(field) else {
-            if matches!(rule, Rule::Name(_)) && mode == Mode::Create {
-                errors.add(field, v::required(field));
-            }
-            continue;
-        };
-        match rule {
-            Rule::Name(max) => match value {
-                Value::Null if mode == Mode::Create => errors.add(field, v::required(field)),
-                Value::String(s) if s.trim().is_empty() => errors.add(field, v::required(field)),
-                Value::String(s) if v::char_len(s.trim()) > max => {
-                    errors.add(field, v::max_chars(field, max))
-                }
-                Value::String(s) => changes.set(field, SqlValue::Text(s.trim().to_string())),
-                _ => errors.add(field, v::must_be_string(field)),
-            },
-            Rule::Text(max) | Rule::Email(max) | Rule::Phone(max) | Rule::Url(max) => {
-                let Some(text) = text_value(value) else {
-                    errors.add(field, v::must_be_string(field));
-                    continue;
-                };
-                if let Some(s) = &text {
-                    let before = errors.clone();
-                    if v::char_len(s) > max {
-                        errors.add(field, v::max_chars(field, max));
-                    }
-                    match rule {
-                        Rule::Email(_) if !v::is_email(s) => {
-                            errors.add(field, v::invalid_email(field))
-                        }
-                        Rule::Phone(_) if !v::is_phone(s) => {
-                            errors.add(field, v::invalid_format(field))
-                        }
-                        Rule::Url(_) if !v::is_http_url(s) => {
-                            errors.add(field, v::invalid_url(field))
-                        }
-                        _ => {}
-                    }
-                    if errors != before {
-                        continue;
-                    }
-                }
-                changes.set(field, SqlValue::opt_text(text));
-            }
-            Rule::SocialLinks => match social_links(value, &mut errors) {
-                Some(json) => changes.set(field, SqlValue::Text(json)),
-                None => continue,
-            },
-            Rule::Object => match value {
-                Value::Null => changes.set(field, SqlValue::Text("{}".into())),
-                Value::Object(_) => changes.set(field, SqlValue::Text(value.to_string())),
-                // PHP cannot tell `[]` from `{}`; accept the empty array as an empty object.
-                Value::Array(a) if a.is_empty() => changes.set(field, SqlValue::Text("{}".into())),
-                _ => errors.add(field, v::must_be_object(field)),
-            },
-            Rule::Bool => match value {
-                // null means "use the default" on create and "leave unchanged" on update.
-                Value::Null => {}
-                _ => match bool_value(value) {
-                    Some(b) => changes.set(field, SqlValue::Int(b as i64)),
-                    None => errors.add(field, v::must_be_boolean(field)),
-                },
-            },
-            Rule::Language => match value {
-                Value::String(s) if lang::is_language(s) => {
-                    changes.set(field, SqlValue::Text(s.clone()))
-                }
-                Value::String(_) => errors.add(field, v::invalid_choice(field)),
-                // An explicit null is a 422 (spec 4.3), not "use the default".
-                _ => errors.add(field, v::must_be_string(field)),
-            },
-            Rule::Status => match value {
-                Value::Null => {}
-                Value::String(s) if STATUSES.contains(&s.as_str()) => {
-                    changes.set(field, SqlValue::Text(s.clone()))
-                }
-                Value::String(_) => errors.add(field, v::invalid_choice(field)),
-                _ => errors.add(field, v::must_be_string(field)),
-            },
-        }
+impl CardInput {
+    pub fn parse(body: &Map<String, Value>) -> Result<CardInput, FieldErrors> {
+        let mut input = Input::new(body);
+        let patch = read(&mut input, Mode::Create);
+        input.finish(CardInput(patch))
     }
-    if errors.is_empty() {
-        Ok(changes)
-    } else {
-        Err(errors)
+
+    pub fn first_name(&self) -> &str {
+        self.0.first_name.as_deref().unwrap_or_default()
+    }
+
+    pub fn last_name(&self) -> &str {
+        self.0.last_name.as_deref().unwrap_or_default()
+    }
+
+    /// The columns to set, defaults included once [`CardInput::apply_plan`] ran.
+    pub fn fields(&self) -> &CardPatch {
+        &self.0
+    }
+
+    /// Fills in the defaults, then coerces like an update, so the insert names every
+    /// plan-dependent column it sets.
+    pub fn apply_plan(&mut self, features: Features) {
+        let p = &mut self.0;
+        p.is_public.get_or_insert(true);
+        p.show_branding.get_or_insert(true);
+        p.show_lead_form.get_or_insert(features.lead_form);
+        p.language.get_or_insert_with(|| DEFAULT_LANGUAGE.into());
+        p.apply_plan(features);
     }
 }
 
-/// Validates and normalises `social_links` to `[{platform, url, label}]` JSON text.
-fn social_links(value: &Value, errors: &mut FieldErrors) -> Option<String> {
+/// Reads every card field in the order of spec 4.3, which is the order errors are
+/// reported in.
+fn read(input: &mut Input, mode: Mode) -> CardPatch {
+    let name = |input: &mut Input, field: &str| match (input.get(field), mode) {
+        // Update names are "plain string" (spec 4.4): null is no string.
+        (Field::Null, Mode::Update) => {
+            input.fail(field, v::must_be_string(field));
+            None
+        }
+        _ => input.required_text(field, 100, mode),
+    };
+    let url =
+        |input: &mut Input, field: &str| input.text_as(field, 500, v::is_http_url, v::invalid_url);
+    CardPatch {
+        first_name: name(input, "first_name"),
+        last_name: name(input, "last_name"),
+        job_title: input.text("job_title", 150),
+        company: input.text("company", 150),
+        bio: input.text("bio", 1000),
+        email: input.text_as("email", 255, v::is_email, v::invalid_email),
+        phone: input.text_as("phone", 50, v::is_phone, v::invalid_format),
+        website: url(input, "website"),
+        booking_url: url(input, "booking_url"),
+        video_url: url(input, "video_url"),
+        address: input.text("address", 500),
+        social_links: social_links(input),
+        design_config: design_config(input),
+        template_id: input.text("template_id", 50),
+        // null means "use the default" on create and "leave unchanged" on update.
+        is_public: input.boolean("is_public").value().copied(),
+        show_branding: input.boolean("show_branding").value().copied(),
+        show_lead_form: input.boolean("show_lead_form").value().copied(),
+        seo_title: input.text("seo_title", 100),
+        seo_description: input.text("seo_description", 250),
+        language: language(input),
+        // Not accepted on create: ignored there like any unknown key.
+        status: match mode {
+            Mode::Create => None,
+            Mode::Update => input.choice("status", Status::parse).value().copied(),
+        },
+    }
+}
+
+fn language(input: &mut Input) -> Option<String> {
+    const FIELD: &str = "language";
+    match input.get(FIELD) {
+        Field::Absent => None,
+        // An explicit null is a 422 (spec 4.3), not "use the default".
+        Field::Null => {
+            input.fail(FIELD, v::must_be_string(FIELD));
+            None
+        }
+        Field::Set(_) => input
+            .choice(FIELD, |s| lang::is_language(s).then(|| s.to_string()))
+            .value()
+            .cloned(),
+    }
+}
+
+fn design_config(input: &mut Input) -> Option<Map<String, Value>> {
+    const FIELD: &str = "design_config";
+    match input.get(FIELD) {
+        Field::Absent => None,
+        Field::Null => Some(Map::new()),
+        Field::Set(Value::Object(map)) => Some(map.clone()),
+        // PHP cannot tell `[]` from `{}`; accept the empty array as an empty object.
+        Field::Set(Value::Array(a)) if a.is_empty() => Some(Map::new()),
+        Field::Set(_) => {
+            input.fail(FIELD, v::must_be_object(FIELD));
+            None
+        }
+    }
+}
+
+/// Spec 2.5: at most 20 entries of `{platform, url, label}`; errors name the entry
+/// (`social_links.3.url`).
+fn social_links(input: &mut Input) -> Option<Vec<SocialLink>> {
     const FIELD: &str = "social_links";
-    let items = match value {
-        Value::Null => return Some("[]".into()),
-        Value::Array(items) => items,
-        _ => {
-            errors.add(FIELD, v::must_be_array(FIELD));
+    let items = match input.get(FIELD) {
+        Field::Absent => return None,
+        Field::Null => return Some(Vec::new()),
+        Field::Set(Value::Array(items)) => items,
+        Field::Set(_) => {
+            input.fail(FIELD, v::must_be_array(FIELD));
             return None;
         }
     };
     if items.len() > MAX_SOCIAL_LINKS {
-        errors.add(FIELD, v::max_items(FIELD, MAX_SOCIAL_LINKS));
+        input.fail(FIELD, v::max_items(FIELD, MAX_SOCIAL_LINKS));
         return None;
     }
-    let before = errors.clone();
     let mut out = Vec::with_capacity(items.len());
+    let mut valid = true;
     for (i, item) in items.iter().enumerate() {
         let key = |name: &str| format!("{FIELD}.{i}.{name}");
         let Some(obj) = item.as_object() else {
-            errors.add(
-                &format!("{FIELD}.{i}"),
-                v::must_be_object(&format!("{FIELD}.{i}")),
-            );
+            let field = format!("{FIELD}.{i}");
+            input.fail(&field, v::must_be_object(&field));
+            valid = false;
             continue;
         };
         let platform = match obj.get("platform") {
             None | Some(Value::Null) => {
-                errors.add(&key("platform"), v::required(&key("platform")));
+                input.fail(&key("platform"), v::required(&key("platform")));
                 None
             }
-            Some(Value::String(p)) if PLATFORMS.contains(&p.as_str()) => Some(p.clone()),
-            Some(Value::String(_)) => {
-                errors.add(&key("platform"), v::invalid_choice(&key("platform")));
-                None
-            }
-            Some(_) => {
-                errors.add(&key("platform"), v::must_be_string(&key("platform")));
-                None
-            }
+            value => input
+                .choice_at(&key("platform"), value, Platform::parse)
+                .value()
+                .copied(),
         };
-        let url = match obj.get("url").map(text_value) {
-            None | Some(Some(None)) => {
-                errors.add(&key("url"), v::required(&key("url")));
-                None
-            }
-            Some(None) => {
-                errors.add(&key("url"), v::must_be_string(&key("url")));
-                None
-            }
-            Some(Some(Some(u))) => {
-                if v::char_len(&u) > 500 {
-                    errors.add(&key("url"), v::max_chars(&key("url"), 500));
+        let url = match input.string_at(&key("url"), obj.get("url")) {
+            Field::Set(u) if !u.is_empty() => {
+                let max = v::char_len(&u) > 500;
+                if max {
+                    input.fail(&key("url"), v::max_chars(&key("url"), 500));
                     None
                 } else if !is_link_or_handle(&u) {
-                    errors.add(&key("url"), v::invalid_format(&key("url")));
+                    input.fail(&key("url"), v::invalid_format(&key("url")));
                     None
                 } else {
                     Some(u)
                 }
             }
-        };
-        let label = match obj.get("label").map(text_value) {
-            None => None,
-            Some(None) => {
-                errors.add(&key("label"), v::must_be_string(&key("label")));
+            Field::Absent if input.has_error(&key("url")) => None,
+            _ => {
+                input.fail(&key("url"), v::required(&key("url")));
                 None
             }
-            Some(Some(l)) => match l {
-                Some(l) if v::char_len(&l) > 100 => {
-                    errors.add(&key("label"), v::max_chars(&key("label"), 100));
-                    None
-                }
-                l => l,
-            },
         };
-        if let (Some(platform), Some(url)) = (platform, url) {
-            out.push(serde_json::json!({"platform": platform, "url": url, "label": label}));
+        let label = match input.string_at(&key("label"), obj.get("label")) {
+            Field::Set(l) if l.is_empty() => Some(None),
+            Field::Set(l) => input.max_chars(&key("label"), l, 100).map(Some),
+            Field::Null => Some(None),
+            Field::Absent if input.has_error(&key("label")) => None,
+            Field::Absent => Some(None),
+        };
+        match (platform, url, label) {
+            (Some(platform), Some(url), Some(label)) => out.push(SocialLink {
+                platform,
+                url,
+                label,
+            }),
+            _ => valid = false,
         }
     }
-    (errors == &before).then(|| Value::Array(out).to_string())
+    valid.then_some(out)
 }
 
 /// product.md: an `http(s)://` URI, or a handle of 1-500 characters without whitespace.
@@ -355,38 +397,10 @@ pub fn is_link_or_handle(s: &str) -> bool {
     }
 }
 
-/// Spec 4.5: plan-gated fields are coerced, never rejected. On create the defaults are
-/// filled in too, so the insert names every column it sets.
-pub fn apply_plan(changes: &mut CardChanges, features: Features, mode: Mode) {
-    if !features.advanced_analytics {
-        changes.remove("video_url");
-    }
-    if mode == Mode::Create {
-        for (column, default) in [
-            ("is_public", 1),
-            ("show_branding", 1),
-            ("show_lead_form", features.lead_form as i64),
-        ] {
-            if changes.get(column).is_none() {
-                changes.set(column, SqlValue::Int(default));
-            }
-        }
-        if changes.get("language").is_none() {
-            changes.set("language", SqlValue::Text(DEFAULT_LANGUAGE.into()));
-        }
-    }
-    if !features.white_label && changes.get("show_branding").is_some() {
-        changes.set("show_branding", SqlValue::Int(1));
-    }
-    if !features.lead_form && changes.get("show_lead_form").is_some() {
-        changes.set("show_lead_form", SqlValue::Int(0));
-    }
-}
-
-/// A card row as D1 returns it: booleans are 0/1, timestamps are Unix milliseconds, and
-/// the free-form objects are JSON text.
-#[derive(Debug, Clone, Deserialize)]
-pub struct CardRow {
+/// A card as stored. JSON columns stay JSON text (checked to parse) so the API embeds them
+/// as they are.
+#[derive(Debug, Clone)]
+pub struct Card {
     pub id: i64,
     pub account_id: i64,
     pub slug: String,
@@ -405,98 +419,54 @@ pub struct CardRow {
     pub tagline: Option<String>,
     pub company_registration: Option<String>,
     pub vat_id: Option<String>,
-    pub social_links: String,
-    pub design_config: String,
-    pub section_visibility: String,
+    pub social_links: Box<RawValue>,
+    pub design_config: Box<RawValue>,
+    pub section_visibility: Box<RawValue>,
     pub template_id: Option<String>,
     pub card_type: Option<String>,
-    pub is_public: i64,
-    pub is_password_protected: i64,
-    pub show_branding: i64,
-    pub show_lead_form: i64,
+    pub is_public: bool,
+    pub is_password_protected: bool,
+    pub show_branding: bool,
+    pub show_lead_form: bool,
     pub seo_title: Option<String>,
     pub seo_description: Option<String>,
-    pub seo_indexable: i64,
-    pub status: String,
+    pub seo_indexable: bool,
+    pub status: Status,
     pub language: String,
-    pub translations: String,
+    pub translations: Box<RawValue>,
     pub published_at: Option<i64>,
     pub expires_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }
 
-/// The columns of [`CardRow`], for `SELECT` lists.
-pub const CARD_COLUMNS: &str =
-    "id, account_id, slug, title, first_name, last_name, job_title, company, \
-    bio, email, phone, website, booking_url, video_url, address, tagline, \
-    company_registration, vat_id, social_links, design_config, section_visibility, \
-    template_id, card_type, is_public, is_password_protected, show_branding, show_lead_form, \
-    seo_title, seo_description, seo_indexable, status, language, translations, published_at, \
-    expires_at, created_at, updated_at";
-
-/// JSON text from our own writes is embedded as is; anything unparsable (a hand-edited row)
-/// degrades to the empty value instead of failing the request.
-fn raw_json(text: &str, empty: &'static str) -> Box<RawValue> {
-    RawValue::from_string(text.to_string())
-        .or_else(|_| RawValue::from_string(empty.to_string()))
-        .unwrap_or_default()
-}
-
-/// Spec 2.1, in its field order.
-#[derive(Debug, Serialize)]
-pub struct Card<'a> {
-    pub id: i64,
-    pub slug: &'a str,
-    pub title: &'a str,
-    pub first_name: &'a str,
-    pub last_name: &'a str,
-    pub job_title: Option<&'a str>,
-    pub company: Option<&'a str>,
-    pub bio: Option<&'a str>,
-    pub email: Option<&'a str>,
-    pub phone: Option<&'a str>,
-    pub website: Option<&'a str>,
-    pub booking_url: Option<&'a str>,
-    pub video_url: Option<&'a str>,
-    pub address: Option<&'a str>,
-    pub tagline: Option<&'a str>,
-    pub company_registration: Option<&'a str>,
-    pub vat_id: Option<&'a str>,
-    pub social_links: Box<RawValue>,
-    pub design_config: Box<RawValue>,
-    pub section_visibility: Box<RawValue>,
-    pub template_id: Option<&'a str>,
-    pub card_type: Option<&'a str>,
-    pub is_public: bool,
-    pub is_password_protected: bool,
-    pub show_branding: bool,
-    pub show_lead_form: bool,
-    pub seo_title: Option<&'a str>,
-    pub seo_description: Option<&'a str>,
-    pub seo_indexable: bool,
-    pub status: &'a str,
-    pub language: &'a str,
-    pub available_languages: Vec<String>,
-    pub translations: Box<RawValue>,
-    pub public_url: String,
-    pub published_at: Option<String>,
-    pub expires_at: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    /// Only on single-card reads (spec 2.1).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub leads: Option<Vec<Lead<'a>>>,
-}
-
-impl CardRow {
+impl Card {
     pub fn public_url(&self, base_url: &str) -> String {
         format!("{}/c/{}", base_url.trim_end_matches('/'), self.slug)
     }
 
-    pub fn to_card<'a>(&'a self, base_url: &str) -> Card<'a> {
-        let translations: Value = serde_json::from_str(&self.translations).unwrap_or_default();
-        Card {
+    /// Whether the public page may be shown at `now_ms` (product.md 4).
+    pub fn is_live(&self, now_ms: i64) -> bool {
+        self.is_public
+            && self.status == Status::Active
+            && self.expires_at.is_none_or(|e| e > now_ms)
+    }
+
+    /// The links as the page uses them; an entry that does not read as one is skipped.
+    pub fn social_links(&self) -> Vec<SocialLink> {
+        let items: Vec<Value> = serde_json::from_str(self.social_links.get()).unwrap_or_default();
+        items
+            .into_iter()
+            .filter_map(|item| serde_json::from_value(item).ok())
+            .collect()
+    }
+
+    pub fn translations(&self) -> Value {
+        serde_json::from_str(self.translations.get()).unwrap_or_default()
+    }
+
+    pub fn view<'a>(&'a self, base_url: &str) -> CardView<'a> {
+        CardView {
             id: self.id,
             slug: &self.slug,
             title: &self.title,
@@ -514,22 +484,22 @@ impl CardRow {
             tagline: self.tagline.as_deref(),
             company_registration: self.company_registration.as_deref(),
             vat_id: self.vat_id.as_deref(),
-            social_links: raw_json(&self.social_links, "[]"),
-            design_config: raw_json(&self.design_config, "{}"),
-            section_visibility: raw_json(&self.section_visibility, "{}"),
+            social_links: &self.social_links,
+            design_config: &self.design_config,
+            section_visibility: &self.section_visibility,
             template_id: self.template_id.as_deref(),
             card_type: self.card_type.as_deref(),
-            is_public: self.is_public != 0,
-            is_password_protected: self.is_password_protected != 0,
-            show_branding: self.show_branding != 0,
-            show_lead_form: self.show_lead_form != 0,
+            is_public: self.is_public,
+            is_password_protected: self.is_password_protected,
+            show_branding: self.show_branding,
+            show_lead_form: self.show_lead_form,
             seo_title: self.seo_title.as_deref(),
             seo_description: self.seo_description.as_deref(),
-            seo_indexable: self.seo_indexable != 0,
-            status: &self.status,
+            seo_indexable: self.seo_indexable,
+            status: self.status,
             language: &self.language,
-            available_languages: lang::available_languages(&self.language, &translations),
-            translations: raw_json(&self.translations, "{}"),
+            available_languages: lang::available_languages(&self.language, &self.translations()),
+            translations: &self.translations,
             public_url: self.public_url(base_url),
             published_at: self.published_at.map(iso8601),
             expires_at: self.expires_at.map(iso8601),
@@ -538,21 +508,97 @@ impl CardRow {
             leads: None,
         }
     }
-
-    /// Whether the public page may be shown at `now_ms` (product.md 4).
-    pub fn is_live(&self, now_ms: i64) -> bool {
-        self.is_public != 0 && self.status == "active" && self.expires_at.is_none_or(|e| e > now_ms)
-    }
 }
 
-/// The compact reference of spec 2.2.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CardSummary {
+/// Spec 2.1, in its field order.
+#[derive(Debug, Serialize)]
+pub struct CardView<'a> {
     pub id: i64,
-    pub slug: String,
-    pub title: String,
-    pub first_name: String,
-    pub last_name: String,
+    pub slug: &'a str,
+    pub title: &'a str,
+    pub first_name: &'a str,
+    pub last_name: &'a str,
+    pub job_title: Option<&'a str>,
+    pub company: Option<&'a str>,
+    pub bio: Option<&'a str>,
+    pub email: Option<&'a str>,
+    pub phone: Option<&'a str>,
+    pub website: Option<&'a str>,
+    pub booking_url: Option<&'a str>,
+    pub video_url: Option<&'a str>,
+    pub address: Option<&'a str>,
+    pub tagline: Option<&'a str>,
+    pub company_registration: Option<&'a str>,
+    pub vat_id: Option<&'a str>,
+    pub social_links: &'a RawValue,
+    pub design_config: &'a RawValue,
+    pub section_visibility: &'a RawValue,
+    pub template_id: Option<&'a str>,
+    pub card_type: Option<&'a str>,
+    pub is_public: bool,
+    pub is_password_protected: bool,
+    pub show_branding: bool,
+    pub show_lead_form: bool,
+    pub seo_title: Option<&'a str>,
+    pub seo_description: Option<&'a str>,
+    pub seo_indexable: bool,
+    pub status: Status,
+    pub language: &'a str,
+    pub available_languages: Vec<String>,
+    pub translations: &'a RawValue,
+    pub public_url: String,
+    pub published_at: Option<String>,
+    pub expires_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Only on single-card reads (spec 2.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leads: Option<Vec<LeadView<'a>>>,
+}
+
+/// A card for unit tests of the layers above: every field set, `social_links` as given.
+#[cfg(test)]
+pub fn fixture(social_links: &str) -> Card {
+    let json = |s: &str| RawValue::from_string(s.to_string()).unwrap();
+    Card {
+        id: 1,
+        account_id: 1,
+        slug: "ada".into(),
+        title: "Ada L".into(),
+        first_name: "Ada".into(),
+        last_name: "L".into(),
+        job_title: None,
+        company: None,
+        bio: None,
+        email: Some("ada@example.com".into()),
+        phone: Some("+49 (30) 123-45".into()),
+        website: Some("https://ada.example".into()),
+        booking_url: None,
+        video_url: Some("javascript:alert(1)".into()),
+        address: Some("Main St 1, Berlin".into()),
+        tagline: None,
+        company_registration: None,
+        vat_id: None,
+        social_links: json(social_links),
+        design_config: json("{}"),
+        section_visibility: json("{}"),
+        template_id: None,
+        card_type: None,
+        is_public: true,
+        is_password_protected: false,
+        show_branding: true,
+        show_lead_form: true,
+        seo_title: None,
+        seo_description: None,
+        seo_indexable: true,
+        status: Status::Active,
+        language: "en".into(),
+        translations: json("{}"),
+        published_at: Some(0),
+        expires_at: None,
+        created_at: 0,
+        updated_at: 0,
+    }
 }
 
 #[cfg(test)]
@@ -562,6 +608,13 @@ mod tests {
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap()
+    }
+
+    fn validate(v: &Map<String, Value>, mode: Mode) -> Result<CardPatch, FieldErrors> {
+        match mode {
+            Mode::Create => CardInput::parse(v).map(|c| c.0),
+            Mode::Update => CardPatch::parse(v),
+        }
     }
 
     fn errs(v: Value, mode: Mode) -> Value {
@@ -593,10 +646,20 @@ mod tests {
             json!({"first_name": ["The first name field is required."],
                    "last_name": ["The last name field is required."]})
         );
-        assert!(validate(&obj(json!({})), Mode::Update)
-            .unwrap()
-            .values
-            .is_empty());
+        assert_eq!(
+            errs(json!({"first_name": 5, "last_name": "B"}), Mode::Create),
+            json!({"first_name": ["The first name field must be a string."]})
+        );
+        assert_eq!(
+            errs(json!({"first_name": null}), Mode::Update),
+            json!({"first_name": ["The first name field must be a string."]})
+        );
+        assert_eq!(
+            validate(&obj(json!({})), Mode::Update).unwrap(),
+            CardPatch::default()
+        );
+        let c = CardInput::parse(&obj(json!({"first_name": " Ada ", "last_name": "L"}))).unwrap();
+        assert_eq!((c.first_name(), c.last_name()), ("Ada", "L"));
     }
 
     #[test]
@@ -674,21 +737,24 @@ mod tests {
         let e = errs(json!({"language": null}), Mode::Update);
         assert!(e.get("language").is_some());
         let c = validate(&obj(json!({"status": null})), Mode::Update).unwrap();
-        assert!(c.values.is_empty());
+        assert_eq!(c, CardPatch::default());
+        let c = validate(&obj(json!({"status": "archived"})), Mode::Update).unwrap();
+        assert_eq!(c.status, Some(Status::Archived));
         // status is not accepted on create: ignored like any unknown key
         let c = validate(
             &obj(json!({"first_name": "a", "last_name": "b", "status": "draft"})),
             Mode::Create,
         )
         .unwrap();
-        assert!(c.get("status").is_none());
+        assert_eq!(c.status, None);
     }
 
     #[test]
     fn empty_optional_strings_become_null_and_strings_are_trimmed() {
         let c = validate(&obj(json!({"company": "", "bio": "  hi  "})), Mode::Update).unwrap();
-        assert_eq!(c.get("company"), Some(&SqlValue::Null));
-        assert_eq!(c.text("bio"), Some("hi"));
+        assert_eq!(c.company, Field::Null);
+        assert_eq!(c.bio, Field::Set("hi".into()));
+        assert_eq!(c.job_title, Field::Absent);
     }
 
     #[test]
@@ -701,7 +767,24 @@ mod tests {
             Mode::Update,
         )
         .unwrap();
-        assert!(c.values.is_empty());
+        assert_eq!(c, CardPatch::default());
+    }
+
+    #[test]
+    fn design_config_forms() {
+        let c = validate(
+            &obj(json!({"design_config": {"b": 1, "a": [2]}})),
+            Mode::Update,
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(c.design_config.unwrap()),
+            json!({"a": [2], "b": 1})
+        );
+        for empty in [json!(null), json!([])] {
+            let c = validate(&obj(json!({"design_config": empty})), Mode::Update).unwrap();
+            assert_eq!(c.design_config, Some(Map::new()));
+        }
     }
 
     #[test]
@@ -711,7 +794,7 @@ mod tests {
             {"platform": "mastodon", "url": "@me@social.example"}]});
         let c = validate(&obj(ok), Mode::Update).unwrap();
         assert_eq!(
-            serde_json::from_str::<Value>(c.text("social_links").unwrap()).unwrap(),
+            serde_json::to_value(c.social_links.unwrap()).unwrap(),
             json!([{"platform": "linkedin", "url": "https://linkedin.com/in/x", "label": "Me"},
                    {"platform": "mastodon", "url": "@me@social.example", "label": null}])
         );
@@ -731,7 +814,8 @@ mod tests {
                 {"platform": "myspace", "url": "has space"},
                 {"platform": "x", "url": "a".repeat(501), "label": "l".repeat(101)},
                 "str",
-                {"url": "https://"}]}),
+                {"url": "https://"},
+                {"platform": 5, "url": 5, "label": 5}]}),
             Mode::Update,
         );
         assert_eq!(
@@ -750,31 +834,49 @@ mod tests {
             "The social links.3.platform field is required."
         );
         assert!(e.get("social_links.3.url").is_some());
+        for f in ["platform", "url", "label"] {
+            assert_eq!(
+                e[format!("social_links.4.{f}")],
+                json!([format!("The social links.4.{f} field must be a string.")])
+            );
+        }
         let c = validate(&obj(json!({"social_links": null})), Mode::Update).unwrap();
-        assert_eq!(c.text("social_links"), Some("[]"));
+        assert_eq!(c.social_links, Some(vec![]));
+        // A label that is empty or null is no label.
+        let c = validate(
+            &obj(json!({"social_links": [{"platform": "x", "url": "h", "label": " "}]})),
+            Mode::Update,
+        )
+        .unwrap();
+        assert_eq!(c.social_links.unwrap()[0].label, None);
     }
 
     #[test]
     fn plan_coercion() {
         let body = obj(json!({"first_name": "a", "last_name": "b",
             "video_url": "https://v.example/1", "show_branding": false, "show_lead_form": true}));
-        let mut c = validate(&body, Mode::Create).unwrap();
-        apply_plan(&mut c, NONE, Mode::Create);
-        assert!(c.get("video_url").is_none());
-        assert_eq!(c.get("show_branding"), Some(&SqlValue::Int(1)));
-        assert_eq!(c.get("show_lead_form"), Some(&SqlValue::Int(0)));
-        assert_eq!(c.text("language"), Some("en"));
-        let mut c = validate(&body, Mode::Create).unwrap();
-        apply_plan(&mut c, ALL, Mode::Create);
-        assert_eq!(c.text("video_url"), Some("https://v.example/1"));
-        assert_eq!(c.get("show_branding"), Some(&SqlValue::Int(0)));
-        assert_eq!(c.get("show_lead_form"), Some(&SqlValue::Int(1)));
-        assert_eq!(c.get("is_public"), Some(&SqlValue::Int(1)));
-        let mut c = validate(&obj(json!({"bio": "x"})), Mode::Update).unwrap();
-        apply_plan(&mut c, NONE, Mode::Update);
+        let mut c = CardInput::parse(&body).unwrap();
+        c.apply_plan(NONE);
+        let f = c.fields();
+        assert_eq!(f.video_url, Field::Absent);
+        assert_eq!(f.show_branding, Some(true));
+        assert_eq!(f.show_lead_form, Some(false));
+        assert_eq!(f.language.as_deref(), Some("en"));
+        let mut c = CardInput::parse(&body).unwrap();
+        c.apply_plan(ALL);
+        let f = c.fields();
+        assert_eq!(f.video_url, Field::Set("https://v.example/1".into()));
+        assert_eq!(f.show_branding, Some(false));
+        assert_eq!(f.show_lead_form, Some(true));
+        assert_eq!(f.is_public, Some(true));
+        let mut c = CardPatch::parse(&obj(json!({"bio": "x"}))).unwrap();
+        c.apply_plan(NONE);
         assert_eq!(
-            c.values.len(),
-            1,
+            c,
+            CardPatch {
+                bio: Field::Set("x".into()),
+                ..CardPatch::default()
+            },
             "update leaves unprovided gated fields alone"
         );
     }
@@ -782,13 +884,52 @@ mod tests {
     #[test]
     fn booleans_accept_laravel_forms() {
         for (input, expect) in [
-            (json!(true), 1),
-            (json!(0), 0),
-            (json!("1"), 1),
-            (json!("false"), 0),
+            (json!(true), true),
+            (json!(0), false),
+            (json!("1"), true),
+            (json!("false"), false),
         ] {
             let c = validate(&obj(json!({"is_public": input})), Mode::Update).unwrap();
-            assert_eq!(c.get("is_public"), Some(&SqlValue::Int(expect)));
+            assert_eq!(c.is_public, Some(expect));
         }
+    }
+
+    #[test]
+    fn platforms_round_trip() {
+        for p in Platform::ALL {
+            assert_eq!(Platform::parse(p.as_str()), Some(p));
+            assert_eq!(serde_json::to_value(p).unwrap(), json!(p.as_str()));
+        }
+        assert_eq!(Platform::parse("myspace"), None);
+    }
+
+    #[test]
+    fn live_means_public_active_and_not_expired() {
+        let mut c = fixture("[]");
+        assert!(c.is_live(1_000));
+        c.expires_at = Some(1_000);
+        assert!(!c.is_live(1_000), "expired at that instant");
+        assert!(c.is_live(999));
+        c.expires_at = None;
+        c.status = Status::Draft;
+        assert!(!c.is_live(1_000));
+        c.status = Status::Active;
+        c.is_public = false;
+        assert!(!c.is_live(1_000));
+    }
+
+    #[test]
+    fn social_links_read_leniently() {
+        let c = fixture(
+            r#"[{"platform":"x","url":"h","label":null},{"platform":"myspace","url":"h"},7]"#,
+        );
+        assert_eq!(
+            c.social_links(),
+            vec![SocialLink {
+                platform: Platform::X,
+                url: "h".into(),
+                label: None
+            }]
+        );
     }
 }

@@ -1,13 +1,15 @@
-//! Leads as stored and as returned (spec 2.2).
+//! Leads: the form input, the stored record and the output shape (spec 2.2).
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use super::card::CardSummary;
+use super::input::Input;
 use super::time::iso8601;
 use super::validation::{self as v, FieldErrors};
 
+/// A lead as stored. Rows map one to one, so the store decodes them straight into it.
 #[derive(Debug, Clone, Deserialize)]
-pub struct LeadRow {
+pub struct Lead {
     pub id: i64,
     pub card_id: i64,
     pub name: Option<String>,
@@ -20,11 +22,19 @@ pub struct LeadRow {
     pub updated_at: i64,
 }
 
-pub const LEAD_COLUMNS: &str =
-    "id, card_id, name, email, phone, message, note, source, created_at, updated_at";
+/// The compact card reference of spec 2.2.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CardSummary {
+    pub id: i64,
+    pub slug: String,
+    pub title: String,
+    pub first_name: String,
+    pub last_name: String,
+}
 
+/// Spec 2.2, in its field order.
 #[derive(Debug, Serialize)]
-pub struct Lead<'a> {
+pub struct LeadView<'a> {
     pub id: i64,
     pub card_id: i64,
     pub name: Option<&'a str>,
@@ -39,9 +49,9 @@ pub struct Lead<'a> {
     pub card: Option<&'a CardSummary>,
 }
 
-impl LeadRow {
-    pub fn to_lead<'a>(&'a self, card: Option<&'a CardSummary>) -> Lead<'a> {
-        Lead {
+impl Lead {
+    pub fn view<'a>(&'a self, card: Option<&'a CardSummary>) -> LeadView<'a> {
+        LeadView {
             id: self.id,
             card_id: self.card_id,
             name: self.name.as_deref(),
@@ -75,31 +85,18 @@ pub struct LeadInput {
 }
 
 /// Lead form rules: name and email are required so the lead can be answered; phone and
-/// message are optional.
-pub fn validate_lead(
-    body: &serde_json::Map<String, serde_json::Value>,
-) -> Result<LeadInput, FieldErrors> {
-    use serde_json::Value;
-    let mut errors = FieldErrors::new();
+/// message are optional. Formats are checked after every length, as they always were.
+pub fn validate_lead(body: &Map<String, Value>) -> Result<LeadInput, FieldErrors> {
+    let mut input = Input::new(body);
     let mut text = |field: &str, max: usize, required: bool| -> Option<String> {
-        let value = match body.get(field) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
-            Some(_) => {
-                errors.add(field, v::must_be_string(field));
-                return None;
-            }
-        };
+        let value = input.text(field, usize::MAX).value().cloned();
         match value {
-            None if required => {
-                errors.add(field, v::required(field));
+            None if required && !input.has_error(field) => {
+                input.fail(field, v::required(field));
                 None
             }
-            Some(s) if v::char_len(&s) > max => {
-                errors.add(field, v::max_chars(field, max));
-                None
-            }
-            other => other,
+            Some(s) => input.max_chars(field, s, max),
+            None => None,
         }
     };
     let name = text("name", 255, true);
@@ -107,19 +104,20 @@ pub fn validate_lead(
     let phone = text("phone", 50, false);
     let message = text("message", 5000, false);
     if email.as_deref().is_some_and(|e| !v::is_email(e)) {
-        errors.add("email", v::invalid_email("email"));
+        input.fail("email", v::invalid_email("email"));
     }
     if phone.as_deref().is_some_and(|p| !v::is_phone(p)) {
-        errors.add("phone", v::invalid_format("phone"));
+        input.fail("phone", v::invalid_format("phone"));
     }
     match (name, email) {
-        (Some(name), Some(email)) if errors.is_empty() => Ok(LeadInput {
+        (Some(name), Some(email)) => input.finish(LeadInput {
             name,
             email,
             phone,
             message,
         }),
-        _ => Err(errors),
+        // Both missing means an error was recorded for them.
+        _ => Err(input.finish(()).err().unwrap_or_default()),
     }
 }
 

@@ -1,12 +1,15 @@
 //! Pure business rules: no `worker` types, so everything here is unit-tested natively.
+//! The layers above parse requests into these types and store them.
 
 pub mod account;
 pub mod analytics;
 pub mod card;
+pub mod input;
 pub mod lang;
 pub mod lead;
 pub mod pagination;
 pub mod plan;
+pub mod principal;
 pub mod ratelimit;
 pub mod slug;
 pub mod time;

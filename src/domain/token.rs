@@ -66,6 +66,16 @@ impl Scopes {
     }
 }
 
+/// An API token as the operator API lists it; the plaintext is never stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub id: i64,
+    pub name: String,
+    pub scopes: Scopes,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+}
+
 /// `dbc_` + 64 hex digits from 32 random bytes (256 bits).
 pub fn format_token(random: &[u8; 32]) -> String {
     let mut s = String::with_capacity(TOKEN_PREFIX.len() + 64);

@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 use worker::Response;
 
-use super::respond::json_response;
+use super::json::json_response;
+use crate::domain::principal::Denied;
 use crate::domain::validation::FieldErrors;
 
 #[derive(Debug)]
@@ -103,5 +104,14 @@ impl From<worker::Error> for ApiError {
 impl From<FieldErrors> for ApiError {
     fn from(e: FieldErrors) -> Self {
         ApiError::Validation(e)
+    }
+}
+
+impl From<Denied> for ApiError {
+    fn from(d: Denied) -> Self {
+        match d {
+            Denied::NoApiAccess => ApiError::NoApiAccess,
+            Denied::MissingScope => ApiError::MissingScope,
+        }
     }
 }

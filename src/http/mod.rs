@@ -1,10 +1,12 @@
-//! The HTTP layer: routing, authentication, errors and JSON in and out.
+//! HTTP plumbing every layer above may use: the per-request [`App`], the one error type,
+//! JSON responses, request bodies and parameters. It holds no routing and no business
+//! rules, and imports nothing but `domain`.
 
-pub mod auth;
+pub mod body;
 pub mod error;
+pub mod json;
 pub mod params;
-pub mod respond;
-pub mod router;
+pub mod response;
 
 use worker::{Context, Env, Request};
 

@@ -36,6 +36,12 @@ pub fn page(q: &HashMap<String, String>) -> Page {
     )
 }
 
+/// `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235).
+pub fn bearer(header: Option<&str>) -> Option<&str> {
+    let (scheme, token) = header?.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
 /// A path id: plain decimal digits only, so `/cards/1e3` or `/cards/+1` are not found.
 pub fn path_id(segment: &str) -> Option<i64> {
     if segment.is_empty() || segment.len() > 15 || !segment.bytes().all(|b| b.is_ascii_digit()) {
@@ -46,7 +52,16 @@ pub fn path_id(segment: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::path_id;
+    use super::{bearer, path_id};
+
+    #[test]
+    fn bearer_parsing() {
+        assert_eq!(bearer(Some("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("bearer  abc ")), Some("abc"));
+        assert_eq!(bearer(Some("Basic abc")), None);
+        assert_eq!(bearer(Some("Bearer")), None);
+        assert_eq!(bearer(None), None);
+    }
 
     #[test]
     fn ids() {

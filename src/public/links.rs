@@ -2,7 +2,7 @@
 //! `tel` targets are ever produced: a stored value that would lead anywhere else is no
 //! target at all.
 
-use crate::domain::card::CardRow;
+use crate::domain::card::{Card, Platform};
 use crate::domain::weburl::parse_http;
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -23,7 +23,7 @@ fn http(url: Option<&str>) -> Option<String> {
 }
 
 /// A handle's profile URL on platforms whose URL scheme is stable and public.
-fn profile(platform: &str, handle: &str) -> Option<String> {
+fn profile(platform: Platform, handle: &str) -> Option<String> {
     let h = handle.trim().trim_start_matches('@');
     if h.is_empty()
         || !h
@@ -33,27 +33,27 @@ fn profile(platform: &str, handle: &str) -> Option<String> {
         return None;
     }
     let url = match platform {
-        "linkedin" => format!("https://www.linkedin.com/in/{h}"),
-        "xing" => format!("https://www.xing.com/profile/{h}"),
-        "x" => format!("https://x.com/{h}"),
-        "facebook" => format!("https://www.facebook.com/{h}"),
-        "instagram" => format!("https://www.instagram.com/{h}"),
-        "youtube" => format!("https://www.youtube.com/@{h}"),
-        "tiktok" => format!("https://www.tiktok.com/@{h}"),
-        "github" => format!("https://github.com/{h}"),
-        "gitlab" => format!("https://gitlab.com/{h}"),
-        "behance" => format!("https://www.behance.net/{h}"),
-        "dribbble" => format!("https://dribbble.com/{h}"),
-        "pinterest" => format!("https://www.pinterest.com/{h}"),
-        "snapchat" => format!("https://www.snapchat.com/add/{h}"),
-        "threads" => format!("https://www.threads.net/@{h}"),
-        "bluesky" => format!("https://bsky.app/profile/{h}"),
-        "telegram" => format!("https://t.me/{h}"),
-        "twitch" => format!("https://www.twitch.tv/{h}"),
-        "soundcloud" => format!("https://soundcloud.com/{h}"),
-        "vimeo" => format!("https://vimeo.com/{h}"),
-        "medium" => format!("https://medium.com/@{h}"),
-        "whatsapp" => {
+        Platform::Linkedin => format!("https://www.linkedin.com/in/{h}"),
+        Platform::Xing => format!("https://www.xing.com/profile/{h}"),
+        Platform::X => format!("https://x.com/{h}"),
+        Platform::Facebook => format!("https://www.facebook.com/{h}"),
+        Platform::Instagram => format!("https://www.instagram.com/{h}"),
+        Platform::Youtube => format!("https://www.youtube.com/@{h}"),
+        Platform::Tiktok => format!("https://www.tiktok.com/@{h}"),
+        Platform::Github => format!("https://github.com/{h}"),
+        Platform::Gitlab => format!("https://gitlab.com/{h}"),
+        Platform::Behance => format!("https://www.behance.net/{h}"),
+        Platform::Dribbble => format!("https://dribbble.com/{h}"),
+        Platform::Pinterest => format!("https://www.pinterest.com/{h}"),
+        Platform::Snapchat => format!("https://www.snapchat.com/add/{h}"),
+        Platform::Threads => format!("https://www.threads.net/@{h}"),
+        Platform::Bluesky => format!("https://bsky.app/profile/{h}"),
+        Platform::Telegram => format!("https://t.me/{h}"),
+        Platform::Twitch => format!("https://www.twitch.tv/{h}"),
+        Platform::Soundcloud => format!("https://soundcloud.com/{h}"),
+        Platform::Vimeo => format!("https://vimeo.com/{h}"),
+        Platform::Medium => format!("https://medium.com/@{h}"),
+        Platform::Whatsapp => {
             let digits: String = h.chars().filter(char::is_ascii_digit).collect();
             if digits.len() < 6 || digits.len() != h.trim_start_matches('+').len() {
                 return None;
@@ -66,7 +66,7 @@ fn profile(platform: &str, handle: &str) -> Option<String> {
 }
 
 /// The redirect target for a click type, or `None` (404) for an unknown type or empty value.
-pub fn target(card: &CardRow, kind: &str) -> Option<String> {
+pub fn target(card: &Card, kind: &str) -> Option<String> {
     match kind {
         "email" => card
             .email
@@ -100,13 +100,9 @@ pub fn target(card: &CardRow, kind: &str) -> Option<String> {
                 )
             }),
         _ => {
-            let platform = kind.strip_prefix("social_")?;
-            let links: Vec<serde_json::Value> = serde_json::from_str(&card.social_links).ok()?;
-            let url = links
-                .iter()
-                .find(|l| l["platform"] == platform)?
-                .get("url")?
-                .as_str()?;
+            let platform = Platform::parse(kind.strip_prefix("social_")?)?;
+            let links = card.social_links();
+            let url = &links.iter().find(|l| l.platform == platform)?.url;
             let lower = url.to_ascii_lowercase();
             if lower.starts_with("http://") || lower.starts_with("https://") {
                 http(Some(url))
@@ -121,20 +117,9 @@ pub fn target(card: &CardRow, kind: &str) -> Option<String> {
 pub mod tests {
     use super::*;
 
-    pub fn card(social_links: &str) -> CardRow {
-        serde_json::from_value(serde_json::json!({
-            "id": 1, "account_id": 1, "slug": "ada", "title": "Ada L", "first_name": "Ada",
-            "last_name": "L", "job_title": null, "company": null, "bio": null,
-            "email": "ada@example.com", "phone": "+49 (30) 123-45", "website": "https://ada.example",
-            "booking_url": null, "video_url": "javascript:alert(1)", "address": "Main St 1, Berlin",
-            "tagline": null, "company_registration": null, "vat_id": null,
-            "social_links": social_links, "design_config": "{}", "section_visibility": "{}",
-            "template_id": null, "card_type": null, "is_public": 1, "is_password_protected": 0,
-            "show_branding": 1, "show_lead_form": 1, "seo_title": null, "seo_description": null,
-            "seo_indexable": 1, "status": "active", "language": "en", "translations": "{}",
-            "published_at": 0, "expires_at": null, "created_at": 0, "updated_at": 0
-        }))
-        .unwrap()
+    /// The domain's card fixture; kept under this name for the page and vCard tests.
+    pub fn card(social_links: &str) -> Card {
+        crate::domain::card::fixture(social_links)
     }
 
     #[test]

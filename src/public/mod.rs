@@ -9,14 +9,15 @@ pub mod vcard;
 use serde_json::{Map, Value};
 use worker::{Headers, Request, Response};
 
-use crate::domain::card::CardRow;
+use crate::domain::card::Card;
 use crate::domain::lang::{available_languages, is_language};
 use crate::domain::lead::{source, validate_lead};
 use crate::domain::slug::is_valid_slug;
 use crate::domain::weburl::form_pairs;
+use crate::http::body::{parse_object, MAX_BODY_BYTES};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::query;
-use crate::http::respond::{json_response, MAX_BODY_BYTES};
+use crate::http::params::{method, query};
+use crate::http::response::json_response;
 use crate::http::App;
 use crate::store::{analytics, cards, leads};
 use i18n::Text;
@@ -58,11 +59,10 @@ fn redirect(location: &str) -> Response {
 }
 
 /// The page language: `?lang=` when the card is published in it, else the card's own.
-fn page_lang(card: &CardRow, requested: Option<&str>) -> String {
-    let translations: Value = serde_json::from_str(&card.translations).unwrap_or_default();
+fn page_lang(card: &Card, requested: Option<&str>) -> String {
     match requested {
         Some(l)
-            if available_languages(&card.language, &translations)
+            if available_languages(&card.language, &card.translations())
                 .iter()
                 .any(|a| a == l) =>
         {
@@ -72,7 +72,7 @@ fn page_lang(card: &CardRow, requested: Option<&str>) -> String {
     }
 }
 
-async fn live_card(app: &App, slug: &str) -> ApiResult<Option<CardRow>> {
+async fn live_card(app: &App, slug: &str) -> ApiResult<Option<Card>> {
     if !is_valid_slug(slug) {
         return Ok(None);
     }
@@ -110,7 +110,7 @@ async fn serve(
     segments: &[&str],
     requested: Option<&str>,
 ) -> ApiResult<Response> {
-    let method = crate::http::params::method(&req);
+    let method = method(&req);
     let read = method == "GET" || method == "HEAD";
     match segments {
         [slug] if read => {
@@ -167,9 +167,7 @@ async fn lead(
         .ok()
         .flatten()
         .is_some_and(|c| c.to_ascii_lowercase().contains("json"));
-    let card = live_card(app, slug)
-        .await?
-        .filter(|c| c.show_lead_form != 0);
+    let card = live_card(app, slug).await?.filter(|c| c.show_lead_form);
     let Some(card) = card else {
         // JSON clients get the API's JSON 404, people the HTML page.
         return if is_json {
@@ -183,7 +181,7 @@ async fn lead(
         return Err(ApiError::PayloadTooLarge);
     }
     let body: Map<String, Value> = if is_json {
-        crate::http::respond::parse_object(&bytes)?
+        parse_object(&bytes)?
     } else {
         form_pairs(&String::from_utf8_lossy(&bytes))
             .into_iter()
@@ -197,7 +195,7 @@ async fn lead(
     let thanks = || {
         html(
             200,
-            page::message_page(&lang, &card.title, Text::Thanks, card.show_branding != 0),
+            page::message_page(&lang, &card.title, Text::Thanks, card.show_branding),
         )
     };
 
@@ -241,7 +239,7 @@ async fn lead(
     .await?
     .ok_or_else(|| ApiError::Internal("lead insert returned no row".into()))?;
     Ok(if is_json {
-        json_response(201, &serde_json::json!({"data": row.to_lead(None)}))
+        json_response(201, &serde_json::json!({"data": row.view(None)}))
     } else {
         thanks()
     })
@@ -250,32 +248,20 @@ async fn lead(
 #[cfg(test)]
 mod tests {
     use super::page_lang;
-    use crate::public::links::tests::card;
+    use crate::domain::card::fixture;
 
     #[test]
     fn lang_switches_only_to_published_languages() {
-        let mut c = card("[]");
+        let mut c = fixture("[]");
         c.language = "de".into();
-        c.translations = r#"{"fr": {"bio": "Bonjour"}, "xx": {}}"#.into();
+        c.translations = serde_json::value::RawValue::from_string(
+            r#"{"fr": {"bio": "Bonjour"}, "xx": {}}"#.into(),
+        )
+        .unwrap();
         assert_eq!(page_lang(&c, Some("fr")), "fr");
         assert_eq!(page_lang(&c, Some("de")), "de");
         assert_eq!(page_lang(&c, Some("es")), "de", "not published");
         assert_eq!(page_lang(&c, Some("xx")), "de", "not a language");
         assert_eq!(page_lang(&c, None), "de");
-    }
-
-    #[test]
-    fn live_means_public_active_and_not_expired() {
-        let mut c = card("[]");
-        assert!(c.is_live(1_000));
-        c.expires_at = Some(1_000);
-        assert!(!c.is_live(1_000), "expired at that instant");
-        assert!(c.is_live(999));
-        c.expires_at = None;
-        c.status = "draft".into();
-        assert!(!c.is_live(1_000));
-        c.status = "active".into();
-        c.is_public = 0;
-        assert!(!c.is_live(1_000));
     }
 }

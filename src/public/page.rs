@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::i18n::{strings, Strings, Text};
-use crate::domain::card::{CardRow, PLATFORMS};
+use crate::domain::card::Card;
 use crate::domain::validation::FieldErrors;
 
 pub fn escape(s: &str) -> String {
@@ -151,14 +151,14 @@ fn field(
 
 /// The card page. `src` is carried into the lead form so leads keep their source.
 pub fn card_page(
-    card: &CardRow,
+    card: &Card,
     lang: &str,
     public_url: &str,
     src: Option<&str>,
     form: Option<&FormState>,
 ) -> String {
     let s = strings(lang);
-    let translations: Value = serde_json::from_str(&card.translations).unwrap_or_default();
+    let translations = card.translations();
     let job_title = localized(&translations, lang, "job_title", card.job_title.as_deref());
     let tagline = localized(&translations, lang, "tagline", card.tagline.as_deref());
     let bio = localized(&translations, lang, "bio", card.bio.as_deref());
@@ -183,7 +183,7 @@ pub fn card_page(
         title,
         description,
         public_url,
-        card.seo_indexable != 0,
+        card.seo_indexable,
     );
     out.push_str("<article class=\"card\"><h1>");
     out.push_str(&escape(&name));
@@ -227,20 +227,19 @@ pub fn card_page(
         out.push_str(&format!("<p class=\"address\">{}</p>", escape(a)));
     }
 
-    let links: Vec<Value> = serde_json::from_str(&card.social_links).unwrap_or_default();
+    let links = card.social_links();
     let mut shown: Vec<&str> = Vec::new();
     out.push_str("<ul class=\"social\">");
     for link in &links {
         // One entry per platform: `/go/social_<platform>` leads to the first of them.
-        let Some(p) = link["platform"].as_str().filter(|p| PLATFORMS.contains(p)) else {
-            continue;
-        };
+        let p = link.platform.as_str();
         if shown.contains(&p) {
             continue;
         }
         shown.push(p);
-        let label = link["label"]
-            .as_str()
+        let label = link
+            .label
+            .as_deref()
             .filter(|l| !l.trim().is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| platform_label(p));
@@ -255,7 +254,7 @@ pub fn card_page(
         escape(s.get(Text::SaveContact))
     ));
 
-    if card.show_lead_form != 0 {
+    if card.show_lead_form {
         let empty = FormState::default();
         let f = form.unwrap_or(&empty);
         let error_json = f.errors.to_json();
@@ -323,7 +322,7 @@ pub fn card_page(
         ));
     }
     out.push_str("</article>");
-    let brand = (card.show_branding != 0).then_some(&s);
+    let brand = card.show_branding.then_some(&s);
     tail(&mut out, brand);
     out
 }
@@ -391,9 +390,9 @@ mod tests {
         assert!(html.contains("<form method=\"post\" action=\"/c/ada/leads\">"));
         assert!(html.contains("Digital Business Card</footer>"));
         assert!(!html.contains("noindex"));
-        c.show_lead_form = 0;
-        c.show_branding = 0;
-        c.seo_indexable = 0;
+        c.show_lead_form = false;
+        c.show_branding = false;
+        c.seo_indexable = false;
         let html = card_page(&c, "en", "u", None, None);
         assert!(!html.contains("<form"));
         assert!(!html.contains("<footer>"));
@@ -404,7 +403,8 @@ mod tests {
     fn translations_apply_in_their_language() {
         let mut c = card("[]");
         c.bio = Some("Hello".into());
-        c.translations = r#"{"fr":{"bio":"Bonjour"}}"#.into();
+        c.translations =
+            serde_json::value::RawValue::from_string(r#"{"fr":{"bio":"Bonjour"}}"#.into()).unwrap();
         assert!(card_page(&c, "fr", "u", None, None).contains("Bonjour"));
         assert!(card_page(&c, "en", "u", None, None).contains("Hello"));
     }

@@ -1,6 +1,6 @@
 //! vCard 4.0 (RFC 6350) of a card: CRLF lines, escaped values, folded at 75 octets.
 
-use crate::domain::card::CardRow;
+use crate::domain::card::Card;
 
 /// Escapes a text value: backslash, comma, semicolon and newlines (RFC 6350 3.4).
 fn escape(s: &str) -> String {
@@ -35,7 +35,7 @@ fn fold(line: &str, out: &mut String) {
     out.push_str("\r\n");
 }
 
-pub fn vcard(card: &CardRow, public_url: &str) -> String {
+pub fn vcard(card: &Card, public_url: &str) -> String {
     let mut out = String::with_capacity(512);
     let mut line = |l: String| fold(&l, &mut out);
     line("BEGIN:VCARD".into());

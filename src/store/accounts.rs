@@ -1,11 +1,13 @@
-//! Accounts: plan, card limit and feature overrides.
+//! Accounts in D1: plan, card limit and feature overrides.
 
-use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+use serde::Deserialize;
 use worker::{D1Database, Result};
 
-use super::{first, int, SqlValue};
-use crate::domain::plan::{Features, Overrides, Plan};
-use crate::domain::time::iso8601;
+use super::{columns_of, first, Columns, SqlValue, Stmt};
+use crate::domain::account::{Account, AccountPatch};
+use crate::domain::plan::{Overrides, Plan};
 
 #[derive(Debug, Deserialize)]
 pub struct AccountRow {
@@ -20,90 +22,104 @@ pub struct AccountRow {
     pub created_at: i64,
 }
 
-const COLUMNS: &str = "id, name, plan, card_limit, api_access, advanced_analytics, \
-    white_label, lead_form, created_at";
-
-/// The Account of product.md 3, with effective values.
-#[derive(Debug, Serialize)]
-pub struct Account {
-    pub id: i64,
-    pub name: String,
-    pub plan: String,
-    pub card_limit: i64,
-    pub features: Features,
-    pub created_at: String,
-}
-
+/// Override columns are NULL ("the plan's value") or 0/1.
 fn flag(v: Option<i64>) -> Option<bool> {
     v.map(|x| x != 0)
 }
 
 impl AccountRow {
-    pub fn overrides(&self) -> Overrides {
-        Overrides {
-            card_limit: self.card_limit,
-            api_access: flag(self.api_access),
-            advanced_analytics: flag(self.advanced_analytics),
-            white_label: flag(self.white_label),
-            lead_form: flag(self.lead_form),
-        }
-    }
-
-    pub fn to_account(&self) -> Account {
-        // Plan names are CHECK-constrained in the schema; free is the safe reading otherwise.
-        let plan = Plan::parse(&self.plan).unwrap_or(Plan::Free);
-        let (features, card_limit) = self.overrides().effective(plan);
+    pub fn decode(self) -> Account {
         Account {
             id: self.id,
-            name: self.name.clone(),
-            plan: plan.as_str().to_string(),
-            card_limit,
-            features,
-            created_at: iso8601(self.created_at),
+            name: self.name,
+            // Plan names are CHECK-constrained in the schema; free is the safe reading.
+            plan: Plan::parse(&self.plan).unwrap_or(Plan::Free),
+            overrides: Overrides {
+                card_limit: self.card_limit,
+                api_access: flag(self.api_access),
+                advanced_analytics: flag(self.advanced_analytics),
+                white_label: flag(self.white_label),
+                lead_form: flag(self.lead_form),
+            },
+            created_at: self.created_at,
         }
     }
 }
 
-/// Column changes for insert or update; names come from the admin handler's fixed list.
-pub type Changes = Vec<(&'static str, SqlValue)>;
-
-pub async fn create(db: &D1Database, changes: &Changes, now: i64) -> Result<Option<AccountRow>> {
-    let mut cols: Vec<&str> = changes.iter().map(|(c, _)| *c).collect();
-    cols.push("created_at");
-    let mut args: Vec<SqlValue> = changes.iter().map(|(_, v)| v.clone()).collect();
-    args.push(int(now));
-    let marks: Vec<String> = (1..=args.len()).map(|i| format!("?{i}")).collect();
-    let sql = format!(
-        "INSERT INTO accounts ({}) VALUES ({}) RETURNING {COLUMNS}",
-        cols.join(", "),
-        marks.join(", ")
-    );
-    first(db, &sql, &args).await
+fn account_columns() -> &'static str {
+    static COLUMNS: OnceLock<String> = OnceLock::new();
+    COLUMNS.get_or_init(|| columns_of::<AccountRow>(""))
 }
 
-pub async fn update(db: &D1Database, id: i64, changes: &Changes) -> Result<Option<AccountRow>> {
+/// The columns a patch sets.
+fn changes(p: &AccountPatch) -> Columns {
+    let mut c = Columns::default();
+    c.put("name", p.name.clone());
+    c.put("plan", p.plan.map(Plan::as_str));
+    c.field("card_limit", &p.card_limit);
+    c.field("api_access", &p.features.api_access);
+    c.field("advanced_analytics", &p.features.advanced_analytics);
+    c.field("white_label", &p.features.white_label);
+    c.field("lead_form", &p.features.lead_form);
+    c
+}
+
+pub fn create_sql(patch: &AccountPatch, now: i64) -> Stmt {
+    let (mut cols, mut args): (Vec<&str>, Vec<SqlValue>) = changes(patch).0.into_iter().unzip();
+    cols.push("created_at");
+    args.push(now.into());
+    let marks: Vec<String> = (1..=args.len()).map(|i| format!("?{i}")).collect();
+    let sql = format!(
+        "INSERT INTO accounts ({}) VALUES ({}) RETURNING {}",
+        cols.join(", "),
+        marks.join(", "),
+        account_columns()
+    );
+    Stmt::new(sql, args)
+}
+
+pub async fn create(db: &D1Database, patch: &AccountPatch, now: i64) -> Result<Option<Account>> {
+    let row: Option<AccountRow> = first(db, create_sql(patch, now)).await?;
+    Ok(row.map(AccountRow::decode))
+}
+
+/// `None` when the patch changes nothing: the caller reads the account instead.
+pub fn update_sql(id: i64, patch: &AccountPatch) -> Option<Stmt> {
+    let changes = changes(patch).0;
     if changes.is_empty() {
-        return get(db, id).await;
+        return None;
     }
     let sets: Vec<String> = changes
         .iter()
         .enumerate()
         .map(|(i, (c, _))| format!("{c} = ?{}", i + 2))
         .collect();
-    let mut args = vec![int(id)];
-    args.extend(changes.iter().map(|(_, v)| v.clone()));
+    let mut args = vec![id.into()];
+    args.extend(changes.into_iter().map(|(_, v)| v));
     let sql = format!(
-        "UPDATE accounts SET {} WHERE id = ?1 RETURNING {COLUMNS}",
-        sets.join(", ")
+        "UPDATE accounts SET {} WHERE id = ?1 RETURNING {}",
+        sets.join(", "),
+        account_columns()
     );
-    first(db, &sql, &args).await
+    Some(Stmt::new(sql, args))
 }
 
-pub async fn get(db: &D1Database, id: i64) -> Result<Option<AccountRow>> {
-    first(
-        db,
-        &format!("SELECT {COLUMNS} FROM accounts WHERE id = ?1"),
-        &[int(id)],
+pub async fn update(db: &D1Database, id: i64, patch: &AccountPatch) -> Result<Option<Account>> {
+    let Some(stmt) = update_sql(id, patch) else {
+        return get(db, id).await;
+    };
+    let row: Option<AccountRow> = first(db, stmt).await?;
+    Ok(row.map(AccountRow::decode))
+}
+
+pub fn get_sql(id: i64) -> Stmt {
+    Stmt::new(
+        format!("SELECT {} FROM accounts WHERE id = ?1", account_columns()),
+        vec![id.into()],
     )
-    .await
+}
+
+pub async fn get(db: &D1Database, id: i64) -> Result<Option<Account>> {
+    let row: Option<AccountRow> = first(db, get_sql(id)).await?;
+    Ok(row.map(AccountRow::decode))
 }

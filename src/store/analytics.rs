@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 use worker::{Env, Method, Request};
 
 use crate::domain::analytics::{country_key, kv_key, months, referrer_key, Kind};
-use crate::domain::card::CardRow;
+use crate::domain::card::Card;
 use crate::domain::time::day_of;
 use crate::domain::token::hex;
 use crate::domain::useragent::{device, is_bot};
@@ -47,7 +47,7 @@ fn visitor(app: &App, ip: &str, ua: &str) -> String {
 }
 
 /// Records a view of the card's public page after the response (never delays it).
-pub fn record_view(app: &App, card: &CardRow, req: &Request) {
+pub fn record_view(app: &App, card: &Card, req: &Request) {
     let Some(ua) = countable(req) else { return };
     let own_host = parse_http(&req.inner().url())
         .map(|u| u.host)
@@ -66,7 +66,7 @@ pub fn record_view(app: &App, card: &CardRow, req: &Request) {
 }
 
 /// Records a click of `kind` (`email`, `phone`, ..., `vcard`, `social_<platform>`).
-pub fn record_click(app: &App, card: &CardRow, kind: &str, req: &Request) {
+pub fn record_click(app: &App, card: &Card, kind: &str, req: &Request) {
     if countable(req).is_none() {
         return;
     }

@@ -1,109 +1,255 @@
-//! Cards in D1.
+//! Cards in D1: the one place card columns meet the typed card.
 
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use worker::{D1Database, Result};
 
-use super::{first, int, rows, stmt, text, Count, SqlValue};
-use crate::domain::card::{CardChanges, CardRow, CARD_COLUMNS};
-use crate::domain::lead::{LeadRow, LEAD_COLUMNS};
+use super::leads::lead_columns;
+use super::{batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
+use crate::domain::card::{Card, CardInput, CardPatch, Status};
+use crate::domain::lead::Lead;
 use crate::domain::pagination::Page;
 
-pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<CardRow>, i64)> {
-    let results = db
-        .batch(vec![
-            stmt(
-                db,
-                "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1",
-                &[int(account_id)],
-            )?,
-            stmt(
-                db,
-                &format!(
-                    "SELECT {CARD_COLUMNS} FROM cards WHERE account_id = ?1 \
-                     ORDER BY updated_at DESC, id DESC LIMIT ?2 OFFSET ?3"
-                ),
-                &[int(account_id), int(page.per_page), int(page.offset())],
-            )?,
-        ])
-        .await?;
-    let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
-    Ok((rows(&results, 1)?, total))
+/// A card row as D1 returns it: booleans are 0/1, timestamps Unix milliseconds, the
+/// free-form objects JSON text.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CardRow {
+    pub id: i64,
+    pub account_id: i64,
+    pub slug: String,
+    pub title: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub job_title: Option<String>,
+    pub company: Option<String>,
+    pub bio: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub website: Option<String>,
+    pub booking_url: Option<String>,
+    pub video_url: Option<String>,
+    pub address: Option<String>,
+    pub tagline: Option<String>,
+    pub company_registration: Option<String>,
+    pub vat_id: Option<String>,
+    pub social_links: String,
+    pub design_config: String,
+    pub section_visibility: String,
+    pub template_id: Option<String>,
+    pub card_type: Option<String>,
+    pub is_public: i64,
+    pub is_password_protected: i64,
+    pub show_branding: i64,
+    pub show_lead_form: i64,
+    pub seo_title: Option<String>,
+    pub seo_description: Option<String>,
+    pub seo_indexable: i64,
+    pub status: String,
+    pub language: String,
+    pub translations: String,
+    pub published_at: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
 }
 
-pub async fn get(db: &D1Database, account_id: i64, id: i64) -> Result<Option<CardRow>> {
-    first(
-        db,
-        &format!("SELECT {CARD_COLUMNS} FROM cards WHERE id = ?1 AND account_id = ?2"),
-        &[int(id), int(account_id)],
-    )
-    .await
+/// JSON text from our own writes is kept as is; anything unparsable (a hand-edited row)
+/// degrades to the empty value instead of failing the request.
+fn json(text: String, empty: &'static str) -> Box<RawValue> {
+    RawValue::from_string(text)
+        .or_else(|_| RawValue::from_string(empty.to_string()))
+        .unwrap_or_default()
+}
+
+impl CardRow {
+    pub fn decode(self) -> Card {
+        Card {
+            id: self.id,
+            account_id: self.account_id,
+            slug: self.slug,
+            title: self.title,
+            first_name: self.first_name,
+            last_name: self.last_name,
+            job_title: self.job_title,
+            company: self.company,
+            bio: self.bio,
+            email: self.email,
+            phone: self.phone,
+            website: self.website,
+            booking_url: self.booking_url,
+            video_url: self.video_url,
+            address: self.address,
+            tagline: self.tagline,
+            company_registration: self.company_registration,
+            vat_id: self.vat_id,
+            social_links: json(self.social_links, "[]"),
+            design_config: json(self.design_config, "{}"),
+            section_visibility: json(self.section_visibility, "{}"),
+            template_id: self.template_id,
+            card_type: self.card_type,
+            is_public: self.is_public != 0,
+            is_password_protected: self.is_password_protected != 0,
+            show_branding: self.show_branding != 0,
+            show_lead_form: self.show_lead_form != 0,
+            seo_title: self.seo_title,
+            seo_description: self.seo_description,
+            seo_indexable: self.seo_indexable != 0,
+            // The schema's CHECK allows only the three; a card that reads as none of them
+            // is kept off the public surface.
+            status: Status::parse(&self.status).unwrap_or(Status::Draft),
+            language: self.language,
+            translations: json(self.translations, "{}"),
+            published_at: self.published_at,
+            expires_at: self.expires_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
+}
+
+/// The columns of [`CardRow`].
+pub fn card_columns() -> &'static str {
+    static COLUMNS: OnceLock<String> = OnceLock::new();
+    COLUMNS.get_or_init(|| columns_of::<CardRow>(""))
+}
+
+/// The columns a patch sets. Adding a card field means one line here.
+fn changes(p: &CardPatch) -> Columns {
+    let mut c = Columns::default();
+    c.put("first_name", p.first_name.clone());
+    c.put("last_name", p.last_name.clone());
+    c.field("job_title", &p.job_title);
+    c.field("company", &p.company);
+    c.field("bio", &p.bio);
+    c.field("email", &p.email);
+    c.field("phone", &p.phone);
+    c.field("website", &p.website);
+    c.field("booking_url", &p.booking_url);
+    c.field("video_url", &p.video_url);
+    c.field("address", &p.address);
+    c.put("social_links", p.social_links.as_ref().map(json_text));
+    c.put("design_config", p.design_config.as_ref().map(json_text));
+    c.field("template_id", &p.template_id);
+    c.put("is_public", p.is_public);
+    c.put("show_branding", p.show_branding);
+    c.put("show_lead_form", p.show_lead_form);
+    c.field("seo_title", &p.seo_title);
+    c.field("seo_description", &p.seo_description);
+    c.put("language", p.language.clone());
+    c.put("status", p.status.map(Status::as_str));
+    c
+}
+
+/// JSON text of a value the domain built (links, objects): those always serialise.
+fn json_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1",
+            vec![account_id.into()],
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM cards WHERE account_id = ?1 \
+                 ORDER BY updated_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+                card_columns()
+            ),
+            vec![
+                account_id.into(),
+                page.per_page.into(),
+                page.offset().into(),
+            ],
+        ),
+    ]
+}
+
+pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<Card>, i64)> {
+    let results = batch(db, list_sql(account_id, page)).await?;
+    let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    let cards = rows::<CardRow>(&results, 1)?;
+    Ok((cards.into_iter().map(CardRow::decode).collect(), total))
 }
 
 /// The card and all its leads, newest first, in one round trip.
+pub fn get_with_leads_sql(account_id: i64, id: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            format!(
+                "SELECT {} FROM cards WHERE id = ?1 AND account_id = ?2",
+                card_columns()
+            ),
+            vec![id.into(), account_id.into()],
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM leads WHERE card_id = ?1 AND account_id = ?2 \
+                 ORDER BY created_at DESC, id DESC",
+                lead_columns()
+            ),
+            vec![id.into(), account_id.into()],
+        ),
+    ]
+}
+
 pub async fn get_with_leads(
     db: &D1Database,
     account_id: i64,
     id: i64,
-) -> Result<Option<(CardRow, Vec<LeadRow>)>> {
-    let results = db
-        .batch(vec![
-            stmt(
-                db,
-                &format!("SELECT {CARD_COLUMNS} FROM cards WHERE id = ?1 AND account_id = ?2"),
-                &[int(id), int(account_id)],
-            )?,
-            stmt(
-                db,
-                &format!(
-                    "SELECT {LEAD_COLUMNS} FROM leads WHERE card_id = ?1 AND account_id = ?2 \
-                     ORDER BY created_at DESC, id DESC"
-                ),
-                &[int(id), int(account_id)],
-            )?,
-        ])
-        .await?;
+) -> Result<Option<(Card, Vec<Lead>)>> {
+    let results = batch(db, get_with_leads_sql(account_id, id)).await?;
     let card = rows::<CardRow>(&results, 0)?.into_iter().next();
     Ok(match card {
-        Some(card) => Some((card, rows(&results, 1)?)),
+        Some(card) => Some((card.decode(), rows(&results, 1)?)),
         None => None,
     })
 }
 
-pub async fn exists(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
-    let row: Option<Count> = first(
-        db,
+pub fn exists_sql(account_id: i64, id: i64) -> Stmt {
+    Stmt::new(
         "SELECT COUNT(*) AS n FROM cards WHERE id = ?1 AND account_id = ?2",
-        &[int(id), int(account_id)],
+        vec![id.into(), account_id.into()],
     )
-    .await?;
+}
+
+pub async fn exists(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
+    let row: Option<Count> = first(db, exists_sql(account_id, id)).await?;
     Ok(row.is_some_and(|c| c.n > 0))
 }
 
-pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<CardRow>> {
-    first(
-        db,
-        &format!("SELECT {CARD_COLUMNS} FROM cards WHERE slug = ?1"),
-        &[text(slug)],
+/// Public pages look cards up by slug across accounts: slugs are unique service-wide.
+pub fn by_slug_sql(slug: &str) -> Stmt {
+    Stmt::new(
+        format!("SELECT {} FROM cards WHERE slug = ?1", card_columns()),
+        vec![slug.into()],
     )
-    .await
+}
+
+pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<Card>> {
+    let row: Option<CardRow> = first(db, by_slug_sql(slug)).await?;
+    Ok(row.map(CardRow::decode))
 }
 
 pub enum Created {
-    Card(Box<CardRow>),
+    Card(Box<Card>),
     LimitReached,
 }
 
-/// Inserts a card in one statement that is atomic in D1: it picks the first free slug
-/// (`base`, `base-2`, ...) and inserts only while the account is under `limit`, so
-/// concurrent creates can neither share a slug nor exceed the limit.
-pub async fn create(
-    db: &D1Database,
+/// One statement that is atomic in D1: it picks the first free slug (`base`, `base-2`,
+/// ...) and inserts only while the account is under `limit`, so concurrent creates can
+/// neither share a slug nor exceed the limit.
+pub fn create_sql(
     account_id: i64,
-    changes: &CardChanges,
+    input: &CardInput,
     base_slug: &str,
     title: &str,
     limit: i64,
     now: i64,
-) -> Result<Created> {
+) -> Stmt {
     let mut cols = vec![
         "account_id",
         "title",
@@ -112,21 +258,21 @@ pub async fn create(
         "created_at",
         "updated_at",
     ];
-    let mut args = vec![
-        int(account_id),
-        text(title),
-        text("active"),
-        int(now),
-        int(now),
-        int(now),
-        text(base_slug),
-        int(limit),
+    let mut args: Vec<SqlValue> = vec![
+        account_id.into(),
+        title.into(),
+        Status::Active.as_str().into(),
+        now.into(),
+        now.into(),
+        now.into(),
+        base_slug.into(),
+        limit.into(),
     ];
-    for (col, value) in &changes.values {
+    for (col, value) in changes(input.fields()).0 {
         cols.push(col);
-        args.push(value.clone());
+        args.push(value);
     }
-    // ?1..?6 are the fixed columns, ?7 the slug base, ?8 the limit, then the changes.
+    // ?1..?6 are the fixed columns, ?7 the slug base, ?8 the limit, then the fields.
     let mut values: Vec<String> = (1..=6).map(|i| format!("?{i}")).collect();
     values.extend((9..=args.len()).map(|i| format!("?{i}")));
     let sql = format!(
@@ -137,52 +283,73 @@ pub async fn create(
                      WHERE c.slug = CASE WHEN n.i = 1 THEN ?7 ELSE ?7 || '-' || n.i END) \
                  LIMIT 1), {values} \
          WHERE (SELECT COUNT(*) FROM cards WHERE account_id = ?1) < ?8 \
-         RETURNING {CARD_COLUMNS}",
+         RETURNING {columns}",
         cols = cols.join(", "),
         values = values.join(", "),
+        columns = card_columns(),
     );
-    Ok(match first::<CardRow>(db, &sql, &args).await? {
-        Some(card) => Created::Card(Box::new(card)),
+    Stmt::new(sql, args)
+}
+
+pub async fn create(
+    db: &D1Database,
+    account_id: i64,
+    input: &CardInput,
+    base_slug: &str,
+    title: &str,
+    limit: i64,
+    now: i64,
+) -> Result<Created> {
+    let stmt = create_sql(account_id, input, base_slug, title, limit, now);
+    Ok(match first::<CardRow>(db, stmt).await? {
+        Some(card) => Created::Card(Box::new(card.decode())),
         None => Created::LimitReached,
     })
 }
 
-/// Applies the changes; `updated_at` strictly increases even within one millisecond.
+/// Applies the patch; `updated_at` strictly increases even within one millisecond.
+pub fn update_sql(account_id: i64, id: i64, patch: &CardPatch, now: i64) -> Stmt {
+    let mut sets = vec!["updated_at = MAX(?3, updated_at + 1)".to_string()];
+    let mut args: Vec<SqlValue> = vec![id.into(), account_id.into(), now.into()];
+    for (col, value) in changes(patch).0 {
+        args.push(value);
+        sets.push(format!("{col} = ?{}", args.len()));
+    }
+    let sql = format!(
+        "UPDATE cards SET {} WHERE id = ?1 AND account_id = ?2 RETURNING {}",
+        sets.join(", "),
+        card_columns()
+    );
+    Stmt::new(sql, args)
+}
+
 pub async fn update(
     db: &D1Database,
     account_id: i64,
     id: i64,
-    changes: &CardChanges,
+    patch: &CardPatch,
     now: i64,
-) -> Result<Option<CardRow>> {
-    let mut sets = vec!["updated_at = MAX(?3, updated_at + 1)".to_string()];
-    let mut args: Vec<SqlValue> = vec![int(id), int(account_id), int(now)];
-    for (col, value) in &changes.values {
-        args.push(value.clone());
-        sets.push(format!("{col} = ?{}", args.len()));
-    }
-    let sql = format!(
-        "UPDATE cards SET {} WHERE id = ?1 AND account_id = ?2 RETURNING {CARD_COLUMNS}",
-        sets.join(", ")
-    );
-    first(db, &sql, &args).await
+) -> Result<Option<Card>> {
+    let row: Option<CardRow> = first(db, update_sql(account_id, id, patch, now)).await?;
+    Ok(row.map(CardRow::decode))
 }
 
-/// Deletes the card and its leads together; `false` when the account has no such card.
+/// The card and its leads go together.
+pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "DELETE FROM leads WHERE card_id = ?1 AND account_id = ?2",
+            vec![id.into(), account_id.into()],
+        ),
+        Stmt::new(
+            "DELETE FROM cards WHERE id = ?1 AND account_id = ?2 RETURNING id",
+            vec![id.into(), account_id.into()],
+        ),
+    ]
+}
+
+/// `false` when the account has no such card.
 pub async fn delete(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
-    let results = db
-        .batch(vec![
-            stmt(
-                db,
-                "DELETE FROM leads WHERE card_id = ?1 AND account_id = ?2",
-                &[int(id), int(account_id)],
-            )?,
-            stmt(
-                db,
-                "DELETE FROM cards WHERE id = ?1 AND account_id = ?2 RETURNING id",
-                &[int(id), int(account_id)],
-            )?,
-        ])
-        .await?;
+    let results = batch(db, delete_sql(account_id, id)).await?;
     Ok(!rows::<serde_json::Value>(&results, 1)?.is_empty())
 }

@@ -1,5 +1,11 @@
-//! Storage: D1 queries (accounts, tokens, cards, leads). Every statement is parameterised
-//! and every tenant query carries the account id.
+//! Storage: D1 (accounts, tokens, cards, leads) and KV (analytics counters).
+//!
+//! Every D1 statement is built by a pure `*_sql` function that returns a [`Stmt`] (SQL
+//! text and its arguments) next to the async function that runs it. The native test in
+//! `sql_check.rs` runs every one of them against SQLite with the schema of `migrations/`,
+//! so a column renamed in one place and not the other fails `make test`. Column lists and
+//! row decoding (0/1 booleans, JSON text) live here, once per table. Every statement is
+//! parameterised and every tenant query carries the account id.
 
 pub mod accounts;
 pub mod analytics;
@@ -7,11 +13,93 @@ pub mod cards;
 pub mod leads;
 pub mod tokens;
 
-use serde::de::DeserializeOwned;
+#[cfg(test)]
+mod sql_check;
+
+use serde::de::{self, DeserializeOwned, Visitor};
+use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Result};
 
-pub use crate::domain::card::SqlValue;
+use crate::domain::input::Field;
+
+/// A value bound to a statement parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlValue {
+    Null,
+    Int(i64),
+    Text(String),
+}
+
+impl From<i64> for SqlValue {
+    fn from(i: i64) -> Self {
+        SqlValue::Int(i)
+    }
+}
+
+/// Booleans are 0/1 columns.
+impl From<bool> for SqlValue {
+    fn from(b: bool) -> Self {
+        SqlValue::Int(b as i64)
+    }
+}
+
+impl From<&str> for SqlValue {
+    fn from(s: &str) -> Self {
+        SqlValue::Text(s.to_string())
+    }
+}
+
+impl From<String> for SqlValue {
+    fn from(s: String) -> Self {
+        SqlValue::Text(s)
+    }
+}
+
+impl<T: Into<SqlValue>> From<Option<T>> for SqlValue {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(SqlValue::Null, Into::into)
+    }
+}
+
+/// One statement: SQL text with `?N` parameters and the values bound to them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub sql: String,
+    pub args: Vec<SqlValue>,
+}
+
+impl Stmt {
+    pub fn new(sql: impl Into<String>, args: Vec<SqlValue>) -> Stmt {
+        Stmt {
+            sql: sql.into(),
+            args,
+        }
+    }
+}
+
+/// `(column, value)` pairs of a write; column names are literals of the table's mapping,
+/// never from a request.
+#[derive(Debug, Default)]
+pub struct Columns(pub Vec<(&'static str, SqlValue)>);
+
+impl Columns {
+    /// Sets `column` when `value` is present.
+    pub fn put(&mut self, column: &'static str, value: Option<impl Into<SqlValue>>) {
+        if let Some(v) = value {
+            self.0.push((column, v.into()));
+        }
+    }
+
+    /// A nullable column: absent leaves it alone, null clears it.
+    pub fn field<T: Clone + Into<SqlValue>>(&mut self, column: &'static str, value: &Field<T>) {
+        match value {
+            Field::Absent => {}
+            Field::Null => self.0.push((column, SqlValue::Null)),
+            Field::Set(v) => self.0.push((column, v.clone().into())),
+        }
+    }
+}
 
 /// D1 rejects BigInt and `undefined`: integers go over as f64 (exact below 2^53) and
 /// missing values as NULL.
@@ -23,25 +111,31 @@ fn js(value: &SqlValue) -> JsValue {
     }
 }
 
-pub fn stmt(db: &D1Database, sql: &str, args: &[SqlValue]) -> Result<D1PreparedStatement> {
-    let values: Vec<JsValue> = args.iter().map(js).collect();
-    db.prepare(sql).bind(&values)
+fn prepare(db: &D1Database, stmt: &Stmt) -> Result<D1PreparedStatement> {
+    let values: Vec<JsValue> = stmt.args.iter().map(js).collect();
+    db.prepare(&stmt.sql).bind(&values)
 }
 
-pub async fn all<T: DeserializeOwned>(
-    db: &D1Database,
-    sql: &str,
-    args: &[SqlValue],
-) -> Result<Vec<T>> {
-    stmt(db, sql, args)?.all().await?.results()
+pub async fn all<T: DeserializeOwned>(db: &D1Database, stmt: Stmt) -> Result<Vec<T>> {
+    prepare(db, &stmt)?.all().await?.results()
 }
 
-pub async fn first<T: DeserializeOwned>(
-    db: &D1Database,
-    sql: &str,
-    args: &[SqlValue],
-) -> Result<Option<T>> {
-    Ok(all(db, sql, args).await?.into_iter().next())
+pub async fn first<T: DeserializeOwned>(db: &D1Database, stmt: Stmt) -> Result<Option<T>> {
+    Ok(all(db, stmt).await?.into_iter().next())
+}
+
+pub async fn run(db: &D1Database, stmt: Stmt) -> Result<()> {
+    prepare(db, &stmt)?.run().await?;
+    Ok(())
+}
+
+/// Runs the statements as one D1 batch: in order, in one transaction, one round trip.
+pub async fn batch(db: &D1Database, stmts: Vec<Stmt>) -> Result<Vec<D1Result>> {
+    let prepared = stmts
+        .iter()
+        .map(|s| prepare(db, s))
+        .collect::<Result<Vec<_>>>()?;
+    db.batch(prepared).await
 }
 
 /// Rows of one statement of a batch.
@@ -54,16 +148,86 @@ pub fn rows<T: DeserializeOwned>(results: &[D1Result], index: usize) -> Result<V
     }
 }
 
-pub fn int(i: i64) -> SqlValue {
-    SqlValue::Int(i)
-}
-
-pub fn text(s: &str) -> SqlValue {
-    SqlValue::Text(s.to_string())
-}
-
 /// `SELECT COUNT(*) AS n` rows.
-#[derive(serde::Deserialize)]
+#[derive(Deserialize)]
 pub struct Count {
     pub n: i64,
+}
+
+/// The `SELECT` list of a row type, read from its field names (each with `prefix`, e.g.
+/// `c.`), so a select list cannot drift from the struct it is decoded into.
+pub fn columns_of<'de, T: Deserialize<'de>>(prefix: &str) -> String {
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(FieldNames(&mut fields));
+    fields
+        .iter()
+        .map(|f| format!("{prefix}{f}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A deserializer that only records the field names a struct asks for.
+struct FieldNames<'a>(&'a mut &'static [&'static str]);
+
+impl<'de> de::Deserializer<'de> for FieldNames<'_> {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
+        Err(de::Error::custom("only structs have field names"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> std::result::Result<V::Value, Self::Error> {
+        *self.0 = fields;
+        Err(de::Error::custom("field names recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Row {
+        id: i64,
+        first_name: String,
+    }
+
+    #[test]
+    fn select_lists_come_from_the_row_type() {
+        assert_eq!(columns_of::<Row>(""), "id, first_name");
+        assert_eq!(columns_of::<Row>("c."), "c.id, c.first_name");
+    }
+
+    #[test]
+    fn values() {
+        assert_eq!(SqlValue::from(true), SqlValue::Int(1));
+        assert_eq!(SqlValue::from(None::<i64>), SqlValue::Null);
+        assert_eq!(SqlValue::from(Some("a")), SqlValue::Text("a".into()));
+        let mut c = Columns::default();
+        c.field("a", &Field::<String>::Absent);
+        c.field("b", &Field::<String>::Null);
+        c.field("c", &Field::Set(3i64));
+        c.put("d", Some(false));
+        c.put("e", None::<i64>);
+        assert_eq!(
+            c.0,
+            vec![
+                ("b", SqlValue::Null),
+                ("c", SqlValue::Int(3)),
+                ("d", SqlValue::Int(0))
+            ]
+        );
+    }
 }

@@ -1,9 +1,12 @@
-//! API tokens, stored as SHA-256 hashes only.
+//! API tokens in D1, stored as SHA-256 hashes only.
 
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
-use super::{all, first, int, stmt, text};
+use super::{all, first, run, Stmt};
+use crate::domain::plan::{Overrides, Plan};
+use crate::domain::principal::Principal;
+use crate::domain::token::{Scopes, Token};
 
 #[derive(Debug, Deserialize)]
 pub struct TokenRow {
@@ -14,8 +17,21 @@ pub struct TokenRow {
     pub last_used_at: Option<i64>,
 }
 
-/// What authentication needs, in one indexed lookup: the token and its account.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+impl TokenRow {
+    pub fn decode(self) -> Token {
+        Token {
+            id: self.id,
+            name: self.name,
+            scopes: Scopes::parse_stored(&self.scopes),
+            created_at: self.created_at,
+            last_used_at: self.last_used_at,
+        }
+    }
+}
+
+/// What authentication needs, in one indexed lookup: the token and its account. The
+/// token's Durable Object caches it and hands it back with every gate answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuthRow {
     pub token_id: i64,
     pub account_id: i64,
@@ -29,92 +45,126 @@ pub struct AuthRow {
     pub lead_form: Option<i64>,
 }
 
+impl AuthRow {
+    pub fn principal(&self) -> Principal {
+        let flag = |v: Option<i64>| v.map(|x| x != 0);
+        Principal::new(
+            self.token_id,
+            self.account_id,
+            Scopes::parse_stored(&self.scopes),
+            Plan::parse(&self.plan).unwrap_or(Plan::Free),
+            Overrides {
+                card_limit: self.card_limit,
+                api_access: flag(self.api_access),
+                advanced_analytics: flag(self.advanced_analytics),
+                white_label: flag(self.white_label),
+                lead_form: flag(self.lead_form),
+            },
+        )
+    }
+}
+
+const TOKEN_COLUMNS: &str = "id, name, scopes, created_at, last_used_at";
+
+pub fn create_sql(account_id: i64, name: &str, hash: &str, scopes: &Scopes, now: i64) -> Stmt {
+    Stmt::new(
+        format!(
+            "INSERT INTO tokens (account_id, name, token_hash, scopes, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5) RETURNING {TOKEN_COLUMNS}"
+        ),
+        vec![
+            account_id.into(),
+            name.into(),
+            hash.into(),
+            scopes.to_stored().into(),
+            now.into(),
+        ],
+    )
+}
+
 pub async fn create(
     db: &D1Database,
     account_id: i64,
     name: &str,
     hash: &str,
-    scopes: &str,
+    scopes: &Scopes,
     now: i64,
-) -> Result<Option<TokenRow>> {
-    first(
-        db,
-        "INSERT INTO tokens (account_id, name, token_hash, scopes, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5) \
-         RETURNING id, name, scopes, created_at, last_used_at",
-        &[
-            int(account_id),
-            text(name),
-            text(hash),
-            text(scopes),
-            int(now),
-        ],
-    )
-    .await
+) -> Result<Option<Token>> {
+    let row: Option<TokenRow> = first(db, create_sql(account_id, name, hash, scopes, now)).await?;
+    Ok(row.map(TokenRow::decode))
 }
 
-pub async fn list(db: &D1Database, account_id: i64) -> Result<Vec<TokenRow>> {
-    all(
-        db,
-        "SELECT id, name, scopes, created_at, last_used_at FROM tokens \
-         WHERE account_id = ?1 AND revoked_at IS NULL ORDER BY id",
-        &[int(account_id)],
+pub fn list_sql(account_id: i64) -> Stmt {
+    Stmt::new(
+        format!(
+            "SELECT {TOKEN_COLUMNS} FROM tokens \
+             WHERE account_id = ?1 AND revoked_at IS NULL ORDER BY id"
+        ),
+        vec![account_id.into()],
     )
-    .await
 }
 
-/// Marks a token revoked; its hash, or `None` when no such token exists. Revoking twice is
-/// harmless.
+pub async fn list(db: &D1Database, account_id: i64) -> Result<Vec<Token>> {
+    let rows: Vec<TokenRow> = all(db, list_sql(account_id)).await?;
+    Ok(rows.into_iter().map(TokenRow::decode).collect())
+}
+
+#[derive(Deserialize)]
+struct Hash {
+    token_hash: String,
+}
+
+/// Revoking twice is harmless.
+pub fn revoke_sql(id: i64, now: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 \
+         RETURNING token_hash",
+        vec![id.into(), now.into()],
+    )
+}
+
+/// Marks a token revoked; its hash, or `None` when no such token exists.
 pub async fn revoke(db: &D1Database, id: i64, now: i64) -> Result<Option<String>> {
-    #[derive(Deserialize)]
-    struct Hash {
-        token_hash: String,
-    }
-    let row: Option<Hash> = first(
-        db,
-        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 RETURNING token_hash",
-        &[int(id), int(now)],
-    )
-    .await?;
+    let row: Option<Hash> = first(db, revoke_sql(id, now)).await?;
     Ok(row.map(|r| r.token_hash))
+}
+
+pub fn hashes_sql(account_id: i64) -> Stmt {
+    Stmt::new(
+        "SELECT token_hash FROM tokens WHERE account_id = ?1 AND revoked_at IS NULL",
+        vec![account_id.into()],
+    )
 }
 
 /// Hashes of an account's live tokens, whose cached auth records an account change voids.
 pub async fn hashes(db: &D1Database, account_id: i64) -> Result<Vec<String>> {
-    #[derive(Deserialize)]
-    struct Hash {
-        token_hash: String,
-    }
-    let rows: Vec<Hash> = all(
-        db,
-        "SELECT token_hash FROM tokens WHERE account_id = ?1 AND revoked_at IS NULL",
-        &[int(account_id)],
-    )
-    .await?;
+    let rows: Vec<Hash> = all(db, hashes_sql(account_id)).await?;
     Ok(rows.into_iter().map(|r| r.token_hash).collect())
 }
 
-pub async fn lookup(db: &D1Database, hash: &str) -> Result<Option<AuthRow>> {
-    first(
-        db,
+pub fn lookup_sql(hash: &str) -> Stmt {
+    Stmt::new(
         "SELECT t.id AS token_id, t.account_id, t.scopes, t.last_used_at, a.plan, \
                 a.card_limit, a.api_access, a.advanced_analytics, a.white_label, a.lead_form \
          FROM tokens t JOIN accounts a ON a.id = t.account_id \
          WHERE t.token_hash = ?1 AND t.revoked_at IS NULL",
-        &[text(hash)],
+        vec![hash.into()],
     )
-    .await
+}
+
+pub async fn lookup(db: &D1Database, hash: &str) -> Result<Option<AuthRow>> {
+    first(db, lookup_sql(hash)).await
 }
 
 /// Records use; the guard keeps concurrent requests from writing more than once.
-pub async fn touch(db: &D1Database, id: i64, now: i64, min_gap_ms: i64) -> Result<()> {
-    stmt(
-        db,
+pub fn touch_sql(id: i64, now: i64, min_gap_ms: i64) -> Stmt {
+    Stmt::new(
         "UPDATE tokens SET last_used_at = ?2 \
          WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?3)",
-        &[int(id), int(now), int(now - min_gap_ms)],
-    )?
-    .run()
-    .await?;
-    Ok(())
+        vec![id.into(), now.into(), (now - min_gap_ms).into()],
+    )
+}
+
+pub async fn touch(db: &D1Database, id: i64, now: i64, min_gap_ms: i64) -> Result<()> {
+    run(db, touch_sql(id, now, min_gap_ms)).await
 }

@@ -1,14 +1,16 @@
-//! Routing for the three surfaces: `/api/v1` (integrators), `/admin/v1` (operator) and
+//! The top of the house: routing for the three surfaces: `/api/v1` (integrators), `/admin/v1` (operator) and
 //! `/c/{slug}` (public card pages).
 
 use worker::{Context, Env, Request, Response};
 
-use super::auth::{self, Principal};
-use super::error::{ApiError, ApiResult};
-use super::respond::json_response;
-use super::App;
 use crate::api;
+use crate::auth;
+use crate::domain::principal::Principal;
 use crate::domain::token::Scope;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::params::{method, path_id};
+use crate::http::response::json_response;
+use crate::http::App;
 
 /// The API operations; ids are already parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,6 @@ impl Route {
 /// Matches `/api/v1/...` segments. Unknown paths are 404 and known paths with another
 /// method 405, both before authentication, as no resource is revealed by either.
 pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
-    use super::params::path_id;
     let route = match (segments, method) {
         (["cards"], "GET") => Route::ListCards,
         (["cards"], "POST") => Route::CreateCard,
@@ -95,7 +96,7 @@ pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
 }
 
 async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
-    let method = super::params::method(&req);
+    let method = method(&req);
     let route = match match_api(&method, segments) {
         Ok(route) => route,
         Err(e) => return e.into_response(),

@@ -1,48 +1,14 @@
-//! Building responses and reading request bodies without any fallible path that could
-//! turn a client mistake into a 500.
+//! Reading request bodies without any fallible path that could turn a client mistake into
+//! a 500.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
-use worker::{Headers, Request, Response};
+use worker::Request;
 
 use super::error::{ApiError, ApiResult};
 use crate::domain::validation::FieldErrors;
 
 /// Bodies above this are refused before parsing.
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
-
-/// `{data}`: the single-resource envelope (spec 4.1).
-#[derive(Serialize)]
-pub struct Data<T> {
-    pub data: T,
-}
-
-/// `{data, meta}`: the list envelope (spec 4.1).
-#[derive(Serialize)]
-pub struct Paged<T> {
-    pub data: Vec<T>,
-    pub meta: crate::domain::pagination::Meta,
-}
-
-pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
-    let (status, bytes) = match serde_json::to_vec(body) {
-        Ok(bytes) => (status, bytes),
-        Err(e) => {
-            worker::console_error!("serialising a response failed: {e}");
-            (500, br#"{"message":"Server error."}"#.to_vec())
-        }
-    };
-    let headers = Headers::new();
-    let _ = headers.set("Content-Type", "application/json");
-    Response::builder()
-        .with_status(status)
-        .with_headers(headers)
-        .fixed(bytes)
-}
-
-pub fn ok<T: Serialize + ?Sized>(body: &T) -> ApiResult<Response> {
-    Ok(json_response(200, body))
-}
 
 /// The body as a JSON object. An empty body is an empty object (so required-field errors
 /// follow); anything unparsable or not an object is a 422 on `body`.

@@ -6,25 +6,17 @@
 
 use std::cell::{Cell, RefCell};
 
-use serde::{Deserialize, Serialize};
-use worker::{
-    durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State,
-};
+pub mod client;
+
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
 use crate::domain::ratelimit::{Decision, Window};
 use crate::store::tokens::{self, AuthRow};
+use client::{Call, Gate};
 
 const KEY: &str = "window";
 /// `last_used_at` is written at most once per this interval per token.
 const TOUCH_INTERVAL_MS: i64 = 60_000;
-
-/// The answer to a gate check: who the token belongs to (none: 401) and, for a valid
-/// token, the rate-limit decision.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Gate {
-    pub auth: Option<AuthRow>,
-    pub decision: Option<Decision>,
-}
 
 #[durable_object(fetch)]
 pub struct RateLimiter {
@@ -110,22 +102,17 @@ impl DurableObject for RateLimiter {
         }
     }
 
-    /// `POST /check?hash=H&limit=N` answers a [`Gate`]; `POST /invalidate` drops the cached
-    /// auth record so the next check reads D1 again.
+    /// Answers a [`Call`] of the client module.
     async fn fetch(&self, req: Request) -> Result<Response> {
-        let path = req.path();
-        if path == "/invalidate" {
-            self.generation.set(self.generation.get() + 1);
-            *self.auth.borrow_mut() = None;
-            return Response::empty();
-        }
-        let q = crate::http::params::query(&req);
-        let hash = q.get("hash").cloned().unwrap_or_default();
-        let limit = q
-            .get("limit")
-            .and_then(|v| v.parse::<i64>().ok())
-            .unwrap_or(1000)
-            .clamp(1, u32::MAX as i64) as u32;
+        let (hash, limit) = match Call::decode(&req.inner().url()) {
+            Some(Call::Check { hash, limit }) => (hash, limit),
+            Some(Call::Invalidate) => {
+                self.generation.set(self.generation.get() + 1);
+                *self.auth.borrow_mut() = None;
+                return Response::empty();
+            }
+            None => return Response::error("unknown call", 404),
+        };
         let Some(mut row) = self.auth(&hash).await? else {
             // Unknown or revoked tokens are not counted: they never reach the API.
             return Response::from_json(&Gate {
@@ -139,41 +126,5 @@ impl DurableObject for RateLimiter {
             auth: Some(row),
             decision: Some(decision),
         })
-    }
-}
-
-fn stub(env: &Env, hash: &str) -> Result<worker::Stub> {
-    env.durable_object("RATE_LIMITER")?
-        .id_from_name(hash)?
-        .get_stub()
-}
-
-/// Asks the token's object who the token is and whether it may make this request.
-pub async fn check(env: &Env, hash: &str, limit: u32) -> Result<Gate> {
-    let mut resp = stub(env, hash)?
-        .fetch_with_str(&format!("https://gate/check?hash={hash}&limit={limit}"))
-        .await?;
-    if resp.status_code() != 200 {
-        return Err(worker::Error::RustError(format!(
-            "gate answered {}",
-            resp.status_code()
-        )));
-    }
-    resp.json().await
-}
-
-/// Makes the token's object forget its cached auth record (after a revoke or an account
-/// change), so the very next request sees D1's current state.
-pub async fn invalidate(env: &Env, hash: &str) -> Result<()> {
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post);
-    let resp = stub(env, hash)?
-        .fetch_with_request(Request::new_with_init("https://gate/invalidate", &init)?)
-        .await?;
-    match resp.status_code() {
-        200 => Ok(()),
-        s => Err(worker::Error::RustError(format!(
-            "gate invalidate answered {s}"
-        ))),
     }
 }

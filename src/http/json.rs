@@ -1,0 +1,22 @@
+//! The JSON response every layer above builds on; it depends on nothing else here.
+
+use serde::Serialize;
+use worker::{Headers, Response};
+
+/// Serialises `body`; a body that cannot be serialised is logged and answered as a 500
+/// rather than unwinding.
+pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
+    let (status, bytes) = match serde_json::to_vec(body) {
+        Ok(bytes) => (status, bytes),
+        Err(e) => {
+            worker::console_error!("serialising a response failed: {e}");
+            (500, br#"{"message":"Server error."}"#.to_vec())
+        }
+    };
+    let headers = Headers::new();
+    let _ = headers.set("Content-Type", "application/json");
+    Response::builder()
+        .with_status(status)
+        .with_headers(headers)
+        .fixed(bytes)
+}

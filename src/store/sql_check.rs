@@ -1,0 +1,349 @@
+//! Runs every statement of `store/` against SQLite with the schema built from
+//! `migrations/`, binding the arguments the store binds and decoding the rows into the row
+//! types the store decodes into. A column renamed in the migration and not here (or the
+//! other way round), a parameter D1 would refuse as unused, or a row type that no longer
+//! matches its `SELECT` fails `make test` natively, long before D1 would.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::Connection;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use super::accounts::{self, AccountRow};
+use super::cards::{self, CardRow};
+use super::leads;
+use super::tokens::{self, AuthRow, TokenRow};
+use super::{Count, SqlValue, Stmt};
+use crate::domain::account::AccountPatch;
+use crate::domain::card::{CardInput, CardPatch};
+use crate::domain::input::Mode;
+use crate::domain::lead::{CardSummary, Lead, LeadInput};
+use crate::domain::pagination::Page;
+use crate::domain::plan::Features;
+use crate::domain::token::{Scope, Scopes};
+
+const ALL: Features = Features {
+    api_access: true,
+    advanced_analytics: true,
+    white_label: true,
+    lead_form: true,
+};
+
+struct Db {
+    conn: Connection,
+    /// `table::builder` names run so far, to prove every builder was run.
+    ran: BTreeSet<String>,
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+impl Db {
+    /// An in-memory database with every migration applied in order, as wrangler does.
+    fn new() -> Db {
+        let conn = Connection::open_in_memory().expect("in-memory SQLite");
+        let mut files: Vec<_> = std::fs::read_dir(root().join("migrations"))
+            .expect("migrations/")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "no migrations found");
+        for file in files {
+            let sql = std::fs::read_to_string(&file).expect("read migration");
+            conn.execute_batch(&sql)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        }
+        Db {
+            conn,
+            ran: BTreeSet::new(),
+        }
+    }
+
+    /// Runs one statement; its rows as JSON objects, the shape D1 answers with.
+    fn exec(&mut self, name: &str, stmt: &Stmt) -> Vec<Value> {
+        self.ran.insert(name.to_string());
+        let mut s = self
+            .conn
+            .prepare(&stmt.sql)
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{}", stmt.sql));
+        assert_eq!(
+            s.parameter_count(),
+            stmt.args.len(),
+            "{name}: D1 refuses bindings a statement does not use, and unbound ones are \
+             NULL\n{}",
+            stmt.sql
+        );
+        let names: Vec<String> = s.column_names().map(|c| c.to_string()).collect();
+        let args = stmt.args.iter().map(|a| match a {
+            SqlValue::Null => Sql::Null,
+            SqlValue::Int(i) => Sql::Integer(*i),
+            SqlValue::Text(t) => Sql::Text(t.clone()),
+        });
+        let mut rows = s
+            .query(rusqlite::params_from_iter(args))
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{}", stmt.sql));
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().unwrap_or_else(|e| panic!("{name}: {e}")) {
+            let mut obj = Map::new();
+            for (i, col) in names.iter().enumerate() {
+                let v = match row.get::<_, Sql>(i).expect("column value") {
+                    Sql::Null => Value::Null,
+                    Sql::Integer(n) => json!(n),
+                    Sql::Real(f) => json!(f),
+                    Sql::Text(t) => Value::String(t),
+                    Sql::Blob(_) => panic!("{name}: no column of ours is a blob"),
+                };
+                obj.insert(col.clone(), v);
+            }
+            out.push(Value::Object(obj));
+        }
+        out
+    }
+
+    /// A D1 batch: the statements in order, in one transaction.
+    fn batch(&mut self, name: &str, stmts: &[Stmt]) -> Vec<Vec<Value>> {
+        self.conn.execute_batch("BEGIN").expect("begin");
+        let out = stmts.iter().map(|s| self.exec(name, s)).collect();
+        self.conn.execute_batch("COMMIT").expect("commit");
+        out
+    }
+}
+
+fn decode<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> Vec<T> {
+    rows.into_iter()
+        .map(|r| {
+            serde_json::from_value(r.clone())
+                .unwrap_or_else(|e| panic!("{name}: row {r} does not decode: {e}"))
+        })
+        .collect()
+}
+
+fn one<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> T {
+    let mut all = decode(name, rows);
+    assert_eq!(all.len(), 1, "{name}: expected one row");
+    all.remove(0)
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().expect("object")
+}
+
+/// Every field of a card set, so every column of the mapping is written.
+fn full_card() -> Value {
+    json!({
+        "first_name": "Ada", "last_name": "Lovelace", "job_title": "Analyst",
+        "company": "Engines", "bio": "Notes", "email": "ada@example.com",
+        "phone": "+44 20 1234", "website": "https://ada.example", "booking_url":
+        "https://ada.example/book", "video_url": "https://ada.example/v", "address": "London",
+        "social_links": [{"platform": "github", "url": "ada", "label": "Code"}],
+        "design_config": {"color": "#123456"}, "template_id": "classic", "is_public": true,
+        "show_branding": false, "show_lead_form": true, "seo_title": "Ada",
+        "seo_description": "Ada's card", "language": "de"
+    })
+}
+
+#[test]
+fn every_statement_runs_against_the_migrated_schema() {
+    let mut db = Db::new();
+    let now = 1_760_000_000_000;
+
+    // Accounts: every column the operator can set.
+    let patch = AccountPatch::parse(
+        &obj(
+            json!({"name": "Acme", "plan": "enterprise", "card_limit": 2,
+                    "features": {"api_access": true, "advanced_analytics": false,
+                                 "white_label": null, "lead_form": true}}),
+        ),
+        Mode::Create,
+    )
+    .expect("valid account");
+    let rows = db.exec("accounts::create_sql", &accounts::create_sql(&patch, now));
+    let account: AccountRow = one("accounts::create_sql", rows);
+    let acc = account.id;
+    let update = AccountPatch::parse(
+        &obj(json!({"name": "Acme 2", "plan": "pro", "card_limit": null,
+                    "features": {"api_access": null, "advanced_analytics": true,
+                                 "white_label": false, "lead_form": null}})),
+        Mode::Update,
+    )
+    .expect("valid patch");
+    let stmt = accounts::update_sql(acc, &update).expect("a patch with changes");
+    let rows = db.exec("accounts::update_sql", &stmt);
+    let updated = one::<AccountRow>("accounts::update_sql", rows).decode();
+    assert_eq!(updated.name, "Acme 2");
+    assert_eq!(updated.overrides.card_limit, None);
+    assert!(accounts::update_sql(acc, &AccountPatch::default()).is_none());
+    // Back to enterprise so the token below has API access.
+    let back = AccountPatch::parse(&obj(json!({"plan": "enterprise"})), Mode::Update)
+        .expect("valid patch");
+    db.exec(
+        "accounts::update_sql",
+        &accounts::update_sql(acc, &back).expect("changes"),
+    );
+    let rows = db.exec("accounts::get_sql", &accounts::get_sql(acc));
+    assert_eq!(one::<AccountRow>("accounts::get_sql", rows).id, acc);
+
+    // Tokens.
+    let scopes = Scopes::new(vec![Scope::CardsWrite, Scope::LeadsRead]);
+    let rows = db.exec(
+        "tokens::create_sql",
+        &tokens::create_sql(acc, "crm", "hash-1", &scopes, now),
+    );
+    let token = one::<TokenRow>("tokens::create_sql", rows).decode();
+    assert_eq!(token.scopes, scopes);
+    let rows = db.exec("tokens::list_sql", &tokens::list_sql(acc));
+    assert_eq!(decode::<TokenRow>("tokens::list_sql", rows).len(), 1);
+    let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
+    let auth: AuthRow = one("tokens::lookup_sql", rows);
+    assert_eq!(auth.principal().account_id, acc);
+    assert!(auth.principal().features.api_access);
+    db.exec(
+        "tokens::touch_sql",
+        &tokens::touch_sql(token.id, now, 60_000),
+    );
+    let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
+    assert_eq!(
+        one::<AuthRow>("tokens::lookup_sql", rows).last_used_at,
+        Some(now)
+    );
+    let rows = db.exec("tokens::hashes_sql", &tokens::hashes_sql(acc));
+    assert_eq!(rows, vec![json!({"token_hash": "hash-1"})]);
+
+    // Cards: create (every field), the slug suffix, the limit, update, reads.
+    let mut input = CardInput::parse(&obj(full_card())).expect("valid card");
+    input.apply_plan(ALL);
+    let create = |limit| cards::create_sql(acc, &input, "ada-lovelace", "Ada Lovelace", limit, now);
+    let rows = db.exec("cards::create_sql", &create(2));
+    let card = one::<CardRow>("cards::create_sql", rows).decode();
+    assert_eq!(card.slug, "ada-lovelace");
+    assert_eq!(card.language, "de");
+    assert!(!card.show_branding);
+    assert_eq!(
+        serde_json::from_str::<Value>(card.social_links.get()).expect("json"),
+        json!([{"platform": "github", "url": "ada", "label": "Code"}])
+    );
+    let rows = db.exec("cards::create_sql", &create(2));
+    assert_eq!(
+        one::<CardRow>("cards::create_sql", rows).slug,
+        "ada-lovelace-2"
+    );
+    let rows = db.exec("cards::create_sql", &create(2));
+    assert!(rows.is_empty(), "the limit of 2 holds");
+
+    let mut patch = CardPatch::parse(&obj(full_card())).expect("valid patch");
+    patch.apply_plan(ALL);
+    let mut patch_nulls = CardPatch::parse(&obj(json!({
+        "job_title": null, "company": "", "bio": null, "email": null, "phone": null,
+        "website": null, "booking_url": null, "video_url": null, "address": null,
+        "social_links": null, "design_config": null, "template_id": null,
+        "seo_title": null, "seo_description": null, "status": "draft"})))
+    .expect("valid patch");
+    patch_nulls.apply_plan(ALL);
+    for p in [&patch, &patch_nulls] {
+        let rows = db.exec(
+            "cards::update_sql",
+            &cards::update_sql(acc, card.id, p, now),
+        );
+        let updated = one::<CardRow>("cards::update_sql", rows).decode();
+        assert!(updated.updated_at > card.updated_at);
+    }
+    let rows = db.exec(
+        "cards::update_sql",
+        &cards::update_sql(acc + 1, card.id, &patch, now),
+    );
+    assert!(rows.is_empty(), "another account's card is not updated");
+
+    let [count, page] = <[Vec<Value>; 2]>::try_from(db.batch(
+        "cards::list_sql",
+        &cards::list_sql(acc, Page::from_query(None, None)),
+    ))
+    .expect("two statements");
+    assert_eq!(one::<Count>("cards::list_sql", count).n, 2);
+    assert_eq!(decode::<CardRow>("cards::list_sql", page).len(), 2);
+    let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
+    assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
+    let rows = db.exec("cards::by_slug_sql", &cards::by_slug_sql("ada-lovelace"));
+    assert_eq!(one::<CardRow>("cards::by_slug_sql", rows).id, card.id);
+
+    // Leads.
+    let lead = LeadInput {
+        name: "Grace".into(),
+        email: "grace@example.com".into(),
+        phone: None,
+        message: Some("Hi".into()),
+    };
+    let rows = db.exec(
+        "leads::create_sql",
+        &leads::create_sql(acc, card.id, &lead, "qr", now),
+    );
+    let stored: Lead = one("leads::create_sql", rows);
+    assert_eq!(stored.source.as_deref(), Some("qr"));
+    for card_filter in [None, Some(card.id)] {
+        let results = db.batch(
+            "leads::list_sql",
+            &leads::list_sql(acc, card_filter, Page::from_query(None, None)),
+        );
+        let [count, page] = <[Vec<Value>; 2]>::try_from(results).expect("two statements");
+        assert_eq!(one::<Count>("leads::list_sql", count).n, 1);
+        assert_eq!(decode::<Lead>("leads::list_sql", page).len(), 1);
+    }
+    let [lead_rows, card_rows] =
+        <[Vec<Value>; 2]>::try_from(db.batch("leads::get_sql", &leads::get_sql(acc, stored.id)))
+            .expect("two statements");
+    assert_eq!(one::<Lead>("leads::get_sql", lead_rows).id, stored.id);
+    assert_eq!(
+        one::<CardSummary>("leads::get_sql", card_rows).slug,
+        "ada-lovelace"
+    );
+    let [card_rows, lead_rows] = <[Vec<Value>; 2]>::try_from(db.batch(
+        "cards::get_with_leads_sql",
+        &cards::get_with_leads_sql(acc, card.id),
+    ))
+    .expect("two statements");
+    assert_eq!(
+        one::<CardRow>("cards::get_with_leads_sql", card_rows).id,
+        card.id
+    );
+    assert_eq!(
+        decode::<Lead>("cards::get_with_leads_sql", lead_rows).len(),
+        1
+    );
+
+    // Deletes and revokes last.
+    let [_, deleted] = <[Vec<Value>; 2]>::try_from(
+        db.batch("cards::delete_sql", &cards::delete_sql(acc, card.id)),
+    )
+    .expect("two statements");
+    assert_eq!(deleted.len(), 1);
+    let rows = db.exec("tokens::revoke_sql", &tokens::revoke_sql(token.id, now));
+    assert_eq!(rows, vec![json!({"token_hash": "hash-1"})]);
+    let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
+    assert!(rows.is_empty(), "a revoked token is not found");
+
+    // Every statement builder of store/ ran above: a new one must be added here.
+    let mut builders = BTreeSet::new();
+    for entry in std::fs::read_dir(root().join("src/store")).expect("src/store") {
+        let path = entry.expect("entry").path();
+        let Some(table) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for piece in text.split("pub fn ").skip(1) {
+            let name: String = piece
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if name.ends_with("_sql") {
+                builders.insert(format!("{table}::{name}"));
+            }
+        }
+    }
+    let missing: Vec<_> = builders.difference(&db.ran).collect();
+    assert!(missing.is_empty(), "statements never run here: {missing:?}");
+    assert!(builders.len() >= 18, "found only {builders:?}");
+}
