@@ -1,6 +1,7 @@
 //! The public card surface (product.md 4): `/c/{slug}` pages, vCards, click redirects and
 //! the lead form. Pages are HTML; the lead endpoint also speaks JSON.
 
+pub mod html;
 pub mod i18n;
 pub mod links;
 pub mod page;

@@ -1,26 +1,12 @@
 //! HTML of the public card pages: small, mobile-first, no scripts and no external assets.
-//! Every interpolated value goes through [`escape`].
+//! Written through [`Html`], so every runtime value is escaped by construction.
 
 use serde_json::Value;
 
+use super::html::Html;
 use super::i18n::{strings, Strings, Text};
-use crate::domain::card::Card;
+use crate::domain::card::{Card, SocialLink};
 use crate::domain::validation::FieldErrors;
-
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,\
 Segoe UI,Roboto,sans-serif;background:#f3f4f6;color:#111827}main{max-width:28rem;margin:0 auto;\
@@ -35,6 +21,11 @@ form{margin-top:1.5rem}label{display:block;margin:.6rem 0 .2rem;font-weight:600}
 margin:.2rem 0}.hp{position:absolute;left:-10000px}footer{text-align:center;color:#6b7280;\
 font-size:.8rem;margin-top:1rem}.ok{font-size:1.2rem}";
 
+/// Hidden from people, filled in by form-spamming bots.
+const HONEYPOT: &str = "<div class=\"hp\" aria-hidden=\"true\"><label for=\"company_website\">\
+Website</label><input id=\"company_website\" name=\"company_website\" tabindex=\"-1\" \
+autocomplete=\"off\"></div>";
+
 /// What the lead form shows after a failed post: the submitted values and their errors.
 #[derive(Debug, Default)]
 pub struct FormState {
@@ -45,43 +36,83 @@ pub struct FormState {
     pub errors: FieldErrors,
 }
 
-fn head(out: &mut String, lang: &str, title: &str, description: &str, url: &str, index: bool) {
-    out.push_str("<!doctype html><html lang=\"");
-    out.push_str(lang);
-    out.push_str("\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
-    out.push_str(&escape(title));
-    out.push_str("</title>");
-    if !description.is_empty() {
-        out.push_str(&format!(
-            "<meta name=\"description\" content=\"{0}\"><meta property=\"og:description\" content=\"{0}\">",
-            escape(description)
-        ));
-    }
-    out.push_str(&format!(
-        "<meta property=\"og:title\" content=\"{}\"><meta property=\"og:type\" content=\"profile\">",
-        escape(title)
-    ));
-    if !url.is_empty() {
-        out.push_str(&format!(
-            "<meta property=\"og:url\" content=\"{}\">",
-            escape(url)
-        ));
-    }
-    if !index {
-        out.push_str("<meta name=\"robots\" content=\"noindex\">");
-    }
-    out.push_str("<style>");
-    out.push_str(STYLE);
-    out.push_str("</style></head><body><main>");
+/// What the page shows of a card. [`Shown::of`] is the only reader of [`Card`], so a
+/// change of the card type stays there.
+struct Shown {
+    /// `/c/{slug}`, the root of the card's own links.
+    base: String,
+    name: String,
+    title: String,
+    description: String,
+    indexable: bool,
+    /// Job title and company, when either is set.
+    role: Option<String>,
+    tagline: Option<String>,
+    bio: Option<String>,
+    address: Option<String>,
+    /// The `/go/{kind}` buttons of the contact values that are set.
+    actions: Vec<(&'static str, Text)>,
+    /// Platform and label, one per platform.
+    social: Vec<(&'static str, String)>,
+    lead_form: bool,
+    branding: bool,
 }
 
-fn tail(out: &mut String, branding: Option<&Strings>) {
-    if let Some(s) = branding {
-        out.push_str("<footer>");
-        out.push_str(&escape(s.get(Text::MadeWith)));
-        out.push_str("</footer>");
+impl Shown {
+    fn of(card: &Card, lang: &str) -> Self {
+        let translations = card.translations();
+        let job_title = localized(&translations, lang, "job_title", card.job_title.as_deref());
+        let tagline = localized(&translations, lang, "tagline", card.tagline.as_deref());
+        let bio = localized(&translations, lang, "bio", card.bio.as_deref());
+        let role = match (job_title, card.company.as_deref()) {
+            (Some(job), Some(company)) => Some(format!("{job} · {company}")),
+            (Some(one), None) | (None, Some(one)) => Some(one.to_string()),
+            (None, None) => None,
+        };
+        let title = card
+            .seo_title
+            .as_deref()
+            .filter(|t| filled(t))
+            .unwrap_or(&card.title);
+        let description = card
+            .seo_description
+            .as_deref()
+            .or(tagline)
+            .or(job_title)
+            .unwrap_or("");
+        let mut actions = Vec::new();
+        for (value, kind, label) in [
+            (&card.email, "email", Text::Email),
+            (&card.phone, "phone", Text::Call),
+            (&card.website, "website", Text::Website),
+            (&card.booking_url, "booking", Text::Book),
+            (&card.video_url, "video", Text::Video),
+            (&card.address, "address", Text::Directions),
+        ] {
+            if value.as_deref().is_some_and(filled) {
+                actions.push((kind, label));
+            }
+        }
+        Shown {
+            base: format!("/c/{}", card.slug),
+            name: format!("{} {}", card.first_name, card.last_name),
+            title: title.to_string(),
+            description: description.to_string(),
+            indexable: card.seo_indexable,
+            role,
+            tagline: tagline.map(str::to_string),
+            bio: bio.map(str::to_string),
+            address: card.address.clone().filter(|a| filled(a)),
+            actions,
+            social: social(&card.social_links()),
+            lead_form: card.show_lead_form,
+            branding: card.show_branding,
+        }
     }
-    out.push_str("</main></body></html>");
+}
+
+fn filled(s: &str) -> bool {
+    !s.trim().is_empty()
 }
 
 /// A translated field when the page is shown in another published language.
@@ -95,9 +126,9 @@ fn localized<'a>(
         .get(lang)
         .and_then(|t| t.get(field))
         .and_then(Value::as_str)
-        .filter(|s| !s.trim().is_empty())
+        .filter(|s| filled(s))
         .or(base)
-        .filter(|s| !s.trim().is_empty())
+        .filter(|s| filled(s))
 }
 
 fn platform_label(p: &str) -> String {
@@ -118,35 +149,23 @@ fn platform_label(p: &str) -> String {
     }
 }
 
-fn field(
-    out: &mut String,
-    s: &Strings,
-    label: Text,
-    name: &str,
-    kind: &str,
-    value: &str,
-    error_json: &Value,
-) {
-    out.push_str(&format!(
-        "<label for=\"{name}\">{}</label>",
-        escape(s.get(label))
-    ));
-    if kind == "textarea" {
-        out.push_str(&format!(
-            "<textarea id=\"{name}\" name=\"{name}\" rows=\"4\">{}</textarea>",
-            escape(value)
-        ));
-    } else {
-        out.push_str(&format!(
-            "<input id=\"{name}\" name=\"{name}\" type=\"{kind}\" value=\"{}\">",
-            escape(value)
-        ));
-    }
-    if let Some(list) = error_json.get(name).and_then(Value::as_array) {
-        for m in list.iter().filter_map(Value::as_str) {
-            out.push_str(&format!("<p class=\"err\">{}</p>", escape(m)));
+/// One entry per platform: `/go/social_<platform>` leads to the first of them.
+fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
+    let mut shown: Vec<(&'static str, String)> = Vec::new();
+    for link in links {
+        let p = link.platform.as_str();
+        if shown.iter().any(|(seen, _)| *seen == p) {
+            continue;
         }
+        let label = link
+            .label
+            .as_deref()
+            .filter(|l| filled(l))
+            .map(str::to_string)
+            .unwrap_or_else(|| platform_label(p));
+        shown.push((p, label));
     }
+    shown
 }
 
 /// The card page. `src` is carried into the lead form so leads keep their source.
@@ -157,187 +176,192 @@ pub fn card_page(
     src: Option<&str>,
     form: Option<&FormState>,
 ) -> String {
+    let v = Shown::of(card, lang);
     let s = strings(lang);
-    let translations = card.translations();
-    let job_title = localized(&translations, lang, "job_title", card.job_title.as_deref());
-    let tagline = localized(&translations, lang, "tagline", card.tagline.as_deref());
-    let bio = localized(&translations, lang, "bio", card.bio.as_deref());
-    let name = format!("{} {}", card.first_name, card.last_name);
-    let title = card
-        .seo_title
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-        .unwrap_or(&card.title);
-    let description = card
-        .seo_description
-        .as_deref()
-        .or(tagline)
-        .or(job_title)
-        .unwrap_or("");
-    let base = format!("/c/{}", card.slug);
-
-    let mut out = String::with_capacity(4096);
+    let mut h = Html::with_capacity(4096);
     head(
-        &mut out,
+        &mut h,
         lang,
-        title,
-        description,
+        &v.title,
+        &v.description,
         public_url,
-        card.seo_indexable,
+        v.indexable,
     );
-    out.push_str("<article class=\"card\"><h1>");
-    out.push_str(&escape(&name));
-    out.push_str("</h1>");
-    let role: Vec<&str> = [job_title, card.company.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    if !role.is_empty() {
-        out.push_str(&format!(
-            "<p class=\"role\">{}</p>",
-            escape(&role.join(" · "))
-        ));
-    }
-    if let Some(t) = tagline {
-        out.push_str(&format!("<p class=\"tagline\">{}</p>", escape(t)));
-    }
-
-    let actions = [
-        (card.email.as_deref(), "email", Text::Email),
-        (card.phone.as_deref(), "phone", Text::Call),
-        (card.website.as_deref(), "website", Text::Website),
-        (card.booking_url.as_deref(), "booking", Text::Book),
-        (card.video_url.as_deref(), "video", Text::Video),
-        (card.address.as_deref(), "address", Text::Directions),
-    ];
-    out.push_str("<nav class=\"actions\">");
-    for (value, kind, label) in actions {
-        if value.is_some_and(|v| !v.trim().is_empty()) {
-            out.push_str(&format!(
-                "<a href=\"{base}/go/{kind}\" rel=\"nofollow\">{}</a>",
-                escape(s.get(label))
-            ));
-        }
-    }
-    out.push_str("</nav>");
-    if let Some(b) = bio {
-        out.push_str(&format!("<p class=\"bio\">{}</p>", escape(b)));
-    }
-    if let Some(a) = card.address.as_deref().filter(|a| !a.trim().is_empty()) {
-        out.push_str(&format!("<p class=\"address\">{}</p>", escape(a)));
-    }
-
-    let links = card.social_links();
-    let mut shown: Vec<&str> = Vec::new();
-    out.push_str("<ul class=\"social\">");
-    for link in &links {
-        // One entry per platform: `/go/social_<platform>` leads to the first of them.
-        let p = link.platform.as_str();
-        if shown.contains(&p) {
-            continue;
-        }
-        shown.push(p);
-        let label = link
-            .label
-            .as_deref()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_string)
-            .unwrap_or_else(|| platform_label(p));
-        out.push_str(&format!(
-            "<li><a href=\"{base}/go/social_{p}\" rel=\"nofollow\">{}</a></li>",
-            escape(&label)
-        ));
-    }
-    out.push_str("</ul>");
-    out.push_str(&format!(
-        "<a class=\"save\" href=\"{base}/vcard\">{}</a>",
-        escape(s.get(Text::SaveContact))
-    ));
-
-    if card.show_lead_form {
+    h.raw("<article class=\"card\">");
+    header(&mut h, &v);
+    actions(&mut h, &s, &v);
+    about(&mut h, &v);
+    social_links(&mut h, &v);
+    h.element(
+        "a",
+        &[("class", "save"), ("href", &format!("{}/vcard", v.base))],
+        s.get(Text::SaveContact),
+    );
+    if v.lead_form {
         let empty = FormState::default();
-        let f = form.unwrap_or(&empty);
-        let error_json = f.errors.to_json();
-        out.push_str(&format!(
-            "<form method=\"post\" action=\"{base}/leads\"><h2>{}</h2>",
-            escape(s.get(Text::GetInTouch))
-        ));
-        if !f.errors.is_empty() {
-            out.push_str(&format!(
-                "<p class=\"err\" role=\"alert\">{}</p>",
-                escape(s.get(Text::FixErrors))
-            ));
-        }
-        field(
-            &mut out,
-            &s,
-            Text::Name,
-            "name",
-            "text",
-            &f.name,
-            &error_json,
-        );
-        field(
-            &mut out,
-            &s,
-            Text::Email,
-            "email",
-            "email",
-            &f.email,
-            &error_json,
-        );
-        field(
-            &mut out,
-            &s,
-            Text::Phone,
-            "phone",
-            "tel",
-            &f.phone,
-            &error_json,
-        );
-        field(
-            &mut out,
-            &s,
-            Text::Message,
-            "message",
-            "textarea",
-            &f.message,
-            &error_json,
-        );
-        // Honeypot: hidden from people, filled in by form-spamming bots.
-        out.push_str("<div class=\"hp\" aria-hidden=\"true\"><label for=\"company_website\">Website</label><input id=\"company_website\" name=\"company_website\" tabindex=\"-1\" autocomplete=\"off\"></div>");
-        if let Some(src) = src {
-            out.push_str(&format!(
-                "<input type=\"hidden\" name=\"src\" value=\"{}\">",
-                escape(src)
-            ));
-        }
-        out.push_str(&format!(
-            "<input type=\"hidden\" name=\"lang\" value=\"{}\">",
-            escape(lang)
-        ));
-        out.push_str(&format!(
-            "<p><button type=\"submit\">{}</button></p></form>",
-            escape(s.get(Text::Send))
-        ));
+        lead_form(&mut h, &s, &v.base, lang, src, form.unwrap_or(&empty));
     }
-    out.push_str("</article>");
-    let brand = card.show_branding.then_some(&s);
-    tail(&mut out, brand);
-    out
+    h.raw("</article>");
+    footer(&mut h, v.branding.then_some(&s));
+    h.into_string()
 }
 
 /// A short page with one message: the thank-you page and the 404 page.
 pub fn message_page(lang: &str, title: &str, text: Text, branding: bool) -> String {
     let s = strings(lang);
-    let mut out = String::with_capacity(2048);
-    head(&mut out, lang, title, "", "", false);
-    out.push_str(&format!(
-        "<article class=\"card\"><p class=\"ok\">{}</p></article>",
-        escape(s.get(text))
-    ));
-    tail(&mut out, branding.then_some(&s));
-    out
+    let mut h = Html::with_capacity(2048);
+    head(&mut h, lang, title, "", "", false);
+    h.raw("<article class=\"card\">")
+        .element("p", &[("class", "ok")], s.get(text))
+        .raw("</article>");
+    footer(&mut h, branding.then_some(&s));
+    h.into_string()
+}
+
+/// Everything up to `<main>`; `description` and `url` are left out when empty.
+fn head(h: &mut Html, lang: &str, title: &str, description: &str, url: &str, index: bool) {
+    h.raw("<!doctype html>")
+        .open("html", &[("lang", lang)])
+        .raw(
+            "<head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">",
+        )
+        .element("title", &[], title);
+    if !description.is_empty() {
+        h.open("meta", &[("name", "description"), ("content", description)])
+            .open(
+                "meta",
+                &[("property", "og:description"), ("content", description)],
+            );
+    }
+    h.open("meta", &[("property", "og:title"), ("content", title)])
+        .raw("<meta property=\"og:type\" content=\"profile\">");
+    if !url.is_empty() {
+        h.open("meta", &[("property", "og:url"), ("content", url)]);
+    }
+    if !index {
+        h.raw("<meta name=\"robots\" content=\"noindex\">");
+    }
+    h.raw("<style>")
+        .raw(STYLE)
+        .raw("</style></head><body><main>");
+}
+
+fn header(h: &mut Html, v: &Shown) {
+    h.element("h1", &[], &v.name);
+    if let Some(role) = &v.role {
+        h.element("p", &[("class", "role")], role);
+    }
+    if let Some(tagline) = &v.tagline {
+        h.element("p", &[("class", "tagline")], tagline);
+    }
+}
+
+/// Buttons go through `/go/{kind}` so clicks are counted and targets stay server-side.
+fn actions(h: &mut Html, s: &Strings, v: &Shown) {
+    h.raw("<nav class=\"actions\">");
+    for (kind, label) in &v.actions {
+        let href = format!("{}/go/{kind}", v.base);
+        h.element("a", &[("href", &href), ("rel", "nofollow")], s.get(*label));
+    }
+    h.raw("</nav>");
+}
+
+fn about(h: &mut Html, v: &Shown) {
+    if let Some(bio) = &v.bio {
+        h.element("p", &[("class", "bio")], bio);
+    }
+    if let Some(address) = &v.address {
+        h.element("p", &[("class", "address")], address);
+    }
+}
+
+fn social_links(h: &mut Html, v: &Shown) {
+    h.raw("<ul class=\"social\">");
+    for (platform, label) in &v.social {
+        let href = format!("{}/go/social_{platform}", v.base);
+        h.raw("<li>")
+            .element("a", &[("href", &href), ("rel", "nofollow")], label)
+            .raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+fn lead_form(h: &mut Html, s: &Strings, base: &str, lang: &str, src: Option<&str>, f: &FormState) {
+    let action = format!("{base}/leads");
+    h.open("form", &[("method", "post"), ("action", &action)])
+        .element("h2", &[], s.get(Text::GetInTouch));
+    if !f.errors.is_empty() {
+        h.element(
+            "p",
+            &[("class", "err"), ("role", "alert")],
+            s.get(Text::FixErrors),
+        );
+    }
+    let errors = f.errors.to_json();
+    for (label, name, kind, value) in [
+        (Text::Name, "name", "text", &f.name),
+        (Text::Email, "email", "email", &f.email),
+        (Text::Phone, "phone", "tel", &f.phone),
+        (Text::Message, "message", "textarea", &f.message),
+    ] {
+        field(h, s.get(label), name, kind, value, &errors);
+    }
+    h.raw(HONEYPOT);
+    if let Some(src) = src {
+        h.open(
+            "input",
+            &[("type", "hidden"), ("name", "src"), ("value", src)],
+        );
+    }
+    h.open(
+        "input",
+        &[("type", "hidden"), ("name", "lang"), ("value", lang)],
+    )
+    .raw("<p><button type=\"submit\">")
+    .text(s.get(Text::Send))
+    .raw("</button></p></form>");
+}
+
+/// A labelled input (or textarea) with the submitted value and its errors below it.
+fn field(
+    h: &mut Html,
+    label: &str,
+    name: &'static str,
+    kind: &'static str,
+    value: &str,
+    errors: &Value,
+) {
+    h.element("label", &[("for", name)], label);
+    if kind == "textarea" {
+        h.element(
+            "textarea",
+            &[("id", name), ("name", name), ("rows", "4")],
+            value,
+        );
+    } else {
+        h.open(
+            "input",
+            &[
+                ("id", name),
+                ("name", name),
+                ("type", kind),
+                ("value", value),
+            ],
+        );
+    }
+    if let Some(messages) = errors.get(name).and_then(Value::as_array) {
+        for m in messages.iter().filter_map(Value::as_str) {
+            h.element("p", &[("class", "err")], m);
+        }
+    }
+}
+
+fn footer(h: &mut Html, branding: Option<&Strings>) {
+    if let Some(s) = branding {
+        h.element("footer", &[], s.get(Text::MadeWith));
+    }
+    h.raw("</main></body></html>");
 }
 
 #[cfg(test)]
@@ -349,10 +373,6 @@ mod tests {
 
     #[test]
     fn escapes_everything() {
-        assert_eq!(
-            escape("<a href=\"x\">'&'</a>"),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
         let mut c = card(&format!(
             r#"[{{"platform":"x","url":"h","label":{}}}]"#,
             serde_json::to_string(HOSTILE).unwrap()
@@ -381,6 +401,21 @@ mod tests {
         assert!(html.contains("&lt;script&gt;"));
     }
 
+    /// Both are validated upstream; escaping them anyway means no caller has to know that.
+    #[test]
+    fn lang_slug_and_message_title_are_escaped_too() {
+        let mut c = card("[{\"platform\":\"x\",\"url\":\"a\"}]");
+        c.slug = HOSTILE.into();
+        let html = card_page(&c, HOSTILE, "u", None, None);
+        assert!(!html.contains("<script>"));
+        assert!(!html.contains("<img"));
+        assert!(html.contains("<html lang=\"&lt;script&gt;"));
+        assert!(html.contains("action=\"/c/&lt;script&gt;"));
+        let html = message_page(HOSTILE, HOSTILE, Text::Thanks, true);
+        assert!(!html.contains("<script>"));
+        assert!(html.contains("<title>&lt;script&gt;"));
+    }
+
     #[test]
     fn form_branding_and_robots_follow_the_card() {
         let mut c = card("[]");
@@ -407,5 +442,105 @@ mod tests {
             serde_json::value::RawValue::from_string(r#"{"fr":{"bio":"Bonjour"}}"#.into()).unwrap();
         assert!(card_page(&c, "fr", "u", None, None).contains("Bonjour"));
         assert!(card_page(&c, "en", "u", None, None).contains("Hello"));
+    }
+
+    /// The whole page of a rich card with a failed lead post, as the renderer before `Html`
+    /// produced it byte for byte (the lines are only for reading).
+    #[test]
+    fn rich_card_page_in_full() {
+        let mut c = card(
+            r#"[{"platform":"linkedin","url":"ada"},{"platform":"x","url":"a","label":"<Ada> & \"X\""},
+                {"platform":"x","url":"b"},{"platform":"nope","url":"c"}]"#,
+        );
+        c.slug = "ada-l".into();
+        c.title = "Ada \"L\"".into();
+        c.first_name = "Ada <b>".into();
+        c.job_title = Some("Engineer".into());
+        c.company = Some("O'Neill & Co".into());
+        c.translations = serde_json::value::RawValue::from_string(
+            r#"{"de":{"job_title":"Ingenieurin","bio":"Über \"mich\""}}"#.into(),
+        )
+        .unwrap();
+        c.bio = Some("About me".into());
+        c.booking_url = Some(" ".into());
+        let mut errors = FieldErrors::new();
+        errors.add("email", "Ungültig <x>".into());
+        let form = FormState {
+            name: "Bob \"B\"".into(),
+            email: "bob@".into(),
+            phone: String::new(),
+            message: "Hi </textarea>".into(),
+            errors,
+        };
+        let expected = [
+            r#"<!doctype html>"#,
+            r#"<html lang="de">"#,
+            r#"<head>"#,
+            r#"<meta charset="utf-8">"#,
+            r#"<meta name="viewport" content="width=device-width,initial-scale=1">"#,
+            r#"<title>Ada &quot;L&quot;</title>"#,
+            r#"<meta name="description" content="Ingenieurin">"#,
+            r#"<meta property="og:description" content="Ingenieurin">"#,
+            r#"<meta property="og:title" content="Ada &quot;L&quot;">"#,
+            r#"<meta property="og:type" content="profile">"#,
+            r#"<meta property="og:url" content="https://x.example/c/ada-l">"#,
+            r#"<style>"#,
+            STYLE,
+            r#"</style>"#,
+            r#"</head>"#,
+            r#"<body>"#,
+            r#"<main>"#,
+            r#"<article class="card">"#,
+            r#"<h1>Ada &lt;b&gt; L</h1>"#,
+            r#"<p class="role">Ingenieurin · O&#39;Neill &amp; Co</p>"#,
+            r#"<nav class="actions">"#,
+            r#"<a href="/c/ada-l/go/email" rel="nofollow">E-Mail</a>"#,
+            r#"<a href="/c/ada-l/go/phone" rel="nofollow">Anrufen</a>"#,
+            r#"<a href="/c/ada-l/go/website" rel="nofollow">Webseite</a>"#,
+            r#"<a href="/c/ada-l/go/video" rel="nofollow">Video ansehen</a>"#,
+            r#"<a href="/c/ada-l/go/address" rel="nofollow">Route</a>"#,
+            r#"</nav>"#,
+            r#"<p class="bio">Über &quot;mich&quot;</p>"#,
+            r#"<p class="address">Main St 1, Berlin</p>"#,
+            r#"<ul class="social">"#,
+            r#"<li><a href="/c/ada-l/go/social_linkedin" rel="nofollow">LinkedIn</a></li>"#,
+            r#"<li><a href="/c/ada-l/go/social_x" rel="nofollow">&lt;Ada&gt; &amp; &quot;X&quot;</a></li>"#,
+            r#"</ul>"#,
+            r#"<a class="save" href="/c/ada-l/vcard">Kontakt speichern</a>"#,
+            r#"<form method="post" action="/c/ada-l/leads">"#,
+            r#"<h2>Kontakt aufnehmen</h2>"#,
+            r#"<p class="err" role="alert">Bitte korrigieren Sie die Fehler unten.</p>"#,
+            r#"<label for="name">Name</label>"#,
+            r#"<input id="name" name="name" type="text" value="Bob &quot;B&quot;">"#,
+            r#"<label for="email">E-Mail</label>"#,
+            r#"<input id="email" name="email" type="email" value="bob@">"#,
+            r#"<p class="err">Ungültig &lt;x&gt;</p>"#,
+            r#"<label for="phone">Telefon</label>"#,
+            r#"<input id="phone" name="phone" type="tel" value="">"#,
+            r#"<label for="message">Nachricht</label>"#,
+            r#"<textarea id="message" name="message" rows="4">Hi &lt;/textarea&gt;</textarea>"#,
+            r#"<div class="hp" aria-hidden="true">"#,
+            r#"<label for="company_website">Website</label>"#,
+            r#"<input id="company_website" name="company_website" tabindex="-1" autocomplete="off">"#,
+            r#"</div>"#,
+            r#"<input type="hidden" name="src" value="qr">"#,
+            r#"<input type="hidden" name="lang" value="de">"#,
+            r#"<p><button type="submit">Senden</button></p>"#,
+            r#"</form>"#,
+            r#"</article>"#,
+            r#"<footer>Erstellt mit Digital Business Card</footer>"#,
+            r#"</main>"#,
+            r#"</body>"#,
+            r#"</html>"#,
+        ]
+        .concat();
+        let html = card_page(
+            &c,
+            "de",
+            "https://x.example/c/ada-l",
+            Some("qr"),
+            Some(&form),
+        );
+        assert_eq!(html, expected);
     }
 }
