@@ -4,6 +4,7 @@
 pub mod i18n;
 pub mod links;
 pub mod page;
+pub mod tracking;
 pub mod vcard;
 
 use serde_json::{Map, Value};
@@ -18,7 +19,7 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::query;
 use crate::http::respond::{json_response, MAX_BODY_BYTES};
 use crate::http::App;
-use crate::store::{analytics, cards, leads};
+use crate::store::{cards, leads};
 use i18n::Text;
 use page::FormState;
 
@@ -117,7 +118,7 @@ async fn serve(
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let q = query(&req);
             let lang = page_lang(&card, requested);
-            analytics::record_view(app, &card, &req);
+            tracking::record_view(app, card.account_id, card.id, &req);
             Ok(html(
                 200,
                 page::card_page(
@@ -131,7 +132,7 @@ async fn serve(
         }
         [slug, "vcard"] if read => {
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
-            analytics::record_click(app, &card, "vcard", &req);
+            tracking::record_click(app, card.account_id, card.id, "vcard", &req);
             let h = headers("text/vcard; charset=utf-8");
             let _ = h.set(
                 "Content-Disposition",
@@ -144,7 +145,7 @@ async fn serve(
         [slug, "go", kind] if read => {
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let target = links::target(&card, kind).ok_or(ApiError::NotFound)?;
-            analytics::record_click(app, &card, kind, &req);
+            tracking::record_click(app, card.account_id, card.id, kind, &req);
             Ok(redirect(&target))
         }
         [_, "leads"] if method == "POST" => lead(app, req, segments[0], requested).await,
