@@ -2,7 +2,9 @@
 
 use worker::{Request, Response};
 
-use crate::domain::analytics::{clicks_report, period_days, views_report, Kind, DEFAULT_PERIOD};
+use crate::domain::analytics::{
+    period_days, report, ClicksDay, CounterKey, Day, ViewsDay, DEFAULT_PERIOD,
+};
 use crate::domain::principal::Principal;
 use crate::domain::time::day_of;
 use crate::domain::validation::{invalid_choice, must_be_integer};
@@ -46,19 +48,20 @@ async fn window(app: &App, p: &Principal, req: &Request) -> ApiResult<Window> {
 }
 
 pub async fn views(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
-    let w = window(app, p, req).await?;
-    let today = day_of(app.now_ms);
-    let docs = analytics::docs(app, p.account_id, w.card, Kind::Views, today, w.days).await?;
-    ok(&Data {
-        data: views_report(&docs, today, &w.period, w.days),
-    })
+    serve::<ViewsDay>(app, p, req).await
 }
 
 pub async fn clicks(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
+    serve::<ClicksDay>(app, p, req).await
+}
+
+/// Both endpoints: the window's month documents of kind `D`, summed into its report.
+async fn serve<D: Day>(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let w = window(app, p, req).await?;
     let today = day_of(app.now_ms);
-    let docs = analytics::docs(app, p.account_id, w.card, Kind::Clicks, today, w.days).await?;
+    let keys = CounterKey::for_window(p.account_id, w.card.into(), D::KIND, today, w.days);
+    let docs = analytics::docs(&app.env, &keys).await?;
     ok(&Data {
-        data: clicks_report(&docs, today, &w.period, w.days),
+        data: report::<D>(&docs, today, &w.period, w.days),
     })
 }

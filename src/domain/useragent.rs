@@ -1,6 +1,8 @@
 //! User-Agent classification for analytics: bots are not counted at all, everyone else
 //! is a `mobile`, `tablet` or `desktop` visitor (product.md 1).
 
+use serde::{Deserialize, Serialize};
+
 /// Substrings (lowercase) of crawlers, link unfurlers, monitors and HTTP libraries.
 const BOT_MARKERS: [&str; 36] = [
     "bot",
@@ -47,7 +49,9 @@ pub fn is_bot(user_agent: &str) -> bool {
     ua.is_empty() || BOT_MARKERS.iter().any(|m| ua.contains(m))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Serialized as [`Device::as_str`]: it travels in analytics events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Device {
     Mobile,
     Tablet,
@@ -111,6 +115,13 @@ mod tests {
             device("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) Firefox/120.0"),
             Device::Desktop
         );
+    }
+
+    #[test]
+    fn device_json_is_its_name() {
+        for d in [Device::Mobile, Device::Tablet, Device::Desktop] {
+            assert_eq!(serde_json::to_value(d).unwrap(), d.as_str());
+        }
     }
 
     #[test]

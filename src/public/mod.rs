@@ -5,6 +5,7 @@ pub mod html;
 pub mod i18n;
 pub mod links;
 pub mod page;
+pub mod tracking;
 pub mod vcard;
 
 use serde_json::{Map, Value};
@@ -20,7 +21,7 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{method, query};
 use crate::http::response::json_response;
 use crate::http::App;
-use crate::store::{analytics, cards, leads};
+use crate::store::{cards, leads};
 use i18n::Text;
 use page::FormState;
 
@@ -118,7 +119,7 @@ async fn serve(
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let q = query(&req);
             let lang = page_lang(&card, requested);
-            analytics::record_view(app, &card, &req);
+            tracking::record_view(app, card.account_id, card.id, &req);
             Ok(html(
                 200,
                 page::card_page(
@@ -132,7 +133,7 @@ async fn serve(
         }
         [slug, "vcard"] if read => {
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
-            analytics::record_click(app, &card, "vcard", &req);
+            tracking::record_click(app, card.account_id, card.id, "vcard", &req);
             let h = headers("text/vcard; charset=utf-8");
             let _ = h.set(
                 "Content-Disposition",
@@ -145,7 +146,7 @@ async fn serve(
         [slug, "go", kind] if read => {
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let target = links::target(&card, kind).ok_or(ApiError::NotFound)?;
-            analytics::record_click(app, &card, kind, &req);
+            tracking::record_click(app, card.account_id, card.id, kind, &req);
             Ok(redirect(&target))
         }
         [_, "leads"] if method == "POST" => lead(app, req, segments[0], requested).await,

@@ -3,46 +3,29 @@
 //! flushes per-month counter documents to KV on an alarm. KV allows about one write per
 //! second per key and has no atomic increment, so this object is its only writer and
 //! writes each key at most once per flush, with flushes at least a second apart.
+//!
+//! What is counted and how documents change is decided in `domain::analytics`; this
+//! object only moves rows between its SQLite storage and KV. Workers reach it through
+//! [`client`].
+
+pub mod client;
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use worker::{
     durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue,
     State,
 };
 
-use crate::domain::analytics::{kv_key, month_of, ClicksDay, Increment, Kind, MonthDoc, ViewsDay};
+use crate::domain::analytics::{fold, CounterKey, Dimension, Event, Increment, Month};
 use crate::domain::time::day_of;
+use crate::store::analytics::NAMESPACE;
 
 /// Counter documents expire after this long; reports look back at most 365 days.
 const KV_TTL_S: u64 = 400 * 86_400;
 const MIN_FLUSH_GAP_MS: i64 = 1_000;
 const FIRST_FLUSH_DELAY_MS: i64 = 250;
-
-/// An event as the worker sends it after answering the visitor.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Event {
-    View {
-        account: i64,
-        card: i64,
-        day: i64,
-        /// Salted hash of IP and User-Agent; the raw values never leave the worker.
-        visitor: String,
-        device: String,
-        country: String,
-        referrer: String,
-    },
-    Click {
-        account: i64,
-        card: i64,
-        day: i64,
-        #[serde(rename = "type")]
-        click_type: String,
-    },
-}
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS seen (day INTEGER, card INTEGER, visitor TEXT,
@@ -70,6 +53,29 @@ struct PendingRow {
     dim: String,
     key: String,
     n: i64,
+}
+
+impl PendingRow {
+    /// `None`, logged, for a row whose kind and dimension do not name a known counter:
+    /// counting it as anything would corrupt another counter.
+    fn increment(self) -> Option<Increment> {
+        let Some(dim) = Dimension::parse(&self.kind, &self.dim) else {
+            worker::console_error!(
+                "analytics: dropped {} pending count(s) of unknown counter {:?}/{:?}",
+                self.n,
+                self.kind,
+                self.dim
+            );
+            return None;
+        };
+        Some(Increment {
+            card: self.card,
+            day: self.day,
+            dim,
+            key: self.key,
+            n: self.n.max(0) as u64,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,11 +108,18 @@ impl AnalyticsAggregator {
         Ok(sql)
     }
 
-    fn add(sql: &SqlStorage, kind: &str, card: i64, day: i64, dim: &str, key: &str) -> Result<()> {
+    fn add(sql: &SqlStorage, inc: &Increment) -> Result<()> {
         sql.exec(
-            "INSERT INTO pending (kind, card, day, dim, key, n) VALUES (?, ?, ?, ?, ?, 1) \
-             ON CONFLICT (kind, card, day, dim, key) DO UPDATE SET n = n + 1",
-            vec![txt(kind), int(card), int(day), txt(dim), txt(key)],
+            "INSERT INTO pending (kind, card, day, dim, key, n) VALUES (?, ?, ?, ?, ?, ?) \
+             ON CONFLICT (kind, card, day, dim, key) DO UPDATE SET n = n + excluded.n",
+            vec![
+                txt(inc.dim.kind().as_str()),
+                int(inc.card),
+                int(inc.day),
+                txt(inc.dim.as_str()),
+                txt(&inc.key),
+                int(inc.n as i64),
+            ],
         )?;
         Ok(())
     }
@@ -114,43 +127,23 @@ impl AnalyticsAggregator {
     /// Counts one event. Synchronous SQL only, so concurrent events cannot interleave.
     fn count(&self, event: &Event) -> Result<()> {
         let sql = self.sql()?;
-        match event {
+        let first_visit = match event {
             Event::View {
-                card,
-                day,
-                visitor,
-                device,
-                country,
-                referrer,
-                ..
+                card, day, visitor, ..
             } => {
-                let seen = sql.exec(
+                sql.exec(
                     "INSERT OR IGNORE INTO seen (day, card, visitor) VALUES (?, ?, ?)",
                     vec![int(*day), int(*card), txt(visitor)],
-                )?;
-                if seen.rows_written() > 0 {
-                    Self::add(&sql, "views", *card, *day, "unique", "")?;
-                }
-                Self::add(&sql, "views", *card, *day, "device", device)?;
-                Self::add(&sql, "views", *card, *day, "country", country)?;
-                Self::add(&sql, "views", *card, *day, "referrer", referrer)?;
+                )?
+                .rows_written()
+                    > 0
             }
-            Event::Click {
-                card,
-                day,
-                click_type,
-                ..
-            } => {
-                Self::add(&sql, "clicks", *card, *day, "type", click_type)?;
-            }
+            Event::Click { .. } => false,
+        };
+        for inc in event.increments(first_visit) {
+            Self::add(&sql, &inc)?;
         }
         Ok(())
-    }
-
-    fn account(event: &Event) -> i64 {
-        match event {
-            Event::View { account, .. } | Event::Click { account, .. } => *account,
-        }
     }
 
     fn meta(sql: &SqlStorage, name: &str) -> Result<Option<i64>> {
@@ -189,60 +182,27 @@ impl AnalyticsAggregator {
         if rows.is_empty() {
             return Ok(());
         }
+        // Unknown rows go too: left behind they would keep the alarm rescheduling.
         sql.exec("DELETE FROM pending", None)?;
-        // Each increment counts for its card and for the account's totals.
-        let mut by_doc: BTreeMap<(String, String), Vec<Increment>> = BTreeMap::new();
-        for r in rows {
-            let kind = if r.kind == "clicks" {
-                Kind::Clicks
-            } else {
-                Kind::Views
-            };
-            let month = month_of(r.day);
-            let inc = Increment {
-                kind,
-                card: r.card,
-                day: r.day,
-                dim: r.dim,
-                key: r.key,
-                n: r.n.max(0) as u64,
-            };
-            for scope in [Some(r.card), None] {
-                by_doc
-                    .entry((kv_key(account, scope, kind, &month), month.clone()))
-                    .or_default()
-                    .push(inc.clone());
-            }
-        }
-        for ((key, month), incs) in by_doc {
-            let existing: Vec<DocRow> = sql
+        let pending: Vec<Increment> = rows.into_iter().filter_map(PendingRow::increment).collect();
+        let existing = |key: &CounterKey| -> Result<Option<String>> {
+            let rows: Vec<DocRow> = sql
                 .exec(
                     "SELECT key, body, version FROM docs WHERE key = ?",
-                    vec![txt(&key)],
+                    vec![txt(&key.to_string())],
                 )?
                 .to_array()?;
-            let old = existing
-                .first()
-                .map(|d| d.body.as_str())
-                .unwrap_or("{\"days\":{}}");
-            let body = match incs[0].kind {
-                Kind::Views => {
-                    let mut doc: MonthDoc<ViewsDay> = serde_json::from_str(old).unwrap_or_default();
-                    incs.iter().for_each(|i| doc.apply(i));
-                    serde_json::to_string(&doc)
-                }
-                Kind::Clicks => {
-                    let mut doc: MonthDoc<ClicksDay> =
-                        serde_json::from_str(old).unwrap_or_default();
-                    incs.iter().for_each(|i| doc.apply(i));
-                    serde_json::to_string(&doc)
-                }
-            }
-            .map_err(|e| worker::Error::RustError(e.to_string()))?;
+            Ok(rows.into_iter().next().map(|d| d.body))
+        };
+        for (key, body) in fold(account, &pending, existing)? {
             sql.exec(
                 "INSERT INTO docs (key, month, body, version) VALUES (?, ?, ?, 1) \
                  ON CONFLICT (key) DO UPDATE SET body = excluded.body, version = version + 1",
-                vec![txt(&key), txt(&month), txt(&body)],
+                vec![
+                    txt(&key.to_string()),
+                    txt(&key.month.to_string()),
+                    txt(&body),
+                ],
             )?;
         }
         Ok(())
@@ -258,7 +218,7 @@ impl AnalyticsAggregator {
                 None,
             )?
             .to_array()?;
-        let kv = self.env.kv("ANALYTICS")?;
+        let kv = self.env.kv(NAMESPACE)?;
         let mut complete = true;
         let mut written = 0;
         for doc in dirty {
@@ -291,7 +251,7 @@ impl AnalyticsAggregator {
         sql.exec("DELETE FROM seen WHERE day < ?", vec![int(today - 1)])?;
         sql.exec(
             "DELETE FROM docs WHERE month < ? AND flushed = version",
-            vec![txt(&month_of(today - 1))],
+            vec![txt(&Month::of_day(today - 1).to_string())],
         )?;
         Ok(())
     }
@@ -309,13 +269,13 @@ impl DurableObject for AnalyticsAggregator {
 
     /// `POST` an [`Event`] as JSON; answers 204 once it is durably counted.
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let event: Event = match req.json().await {
+        let event = match client::decode(&mut req).await {
             Ok(e) => e,
             Err(e) => return Response::error(format!("bad event: {e}"), 400),
         };
         self.count(&event)?;
         let sql = self.sql()?;
-        Self::set_meta(&sql, "account", Self::account(&event))?;
+        Self::set_meta(&sql, "account", event.account())?;
         self.schedule(js_sys::Date::now() as i64).await?;
         Ok(Response::empty()?.with_status(204))
     }

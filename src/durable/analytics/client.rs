@@ -1,0 +1,39 @@
+//! The worker's side of [`AnalyticsAggregator`](super::AnalyticsAggregator): the binding,
+//! the request that carries an [`Event`] and its decoding, kept together so the two ends
+//! cannot drift apart.
+
+use worker::{Env, Method, Request, RequestInit, Result};
+
+use crate::domain::analytics::Event;
+
+/// The Durable Object binding in wrangler.toml.
+pub const BINDING: &str = "ANALYTICS_AGGREGATOR";
+
+/// The object reads only the body; a stub needs an absolute URL all the same.
+const EVENT_URL: &str = "https://aggregator/event";
+
+/// `POST` of the event as JSON.
+fn request(event: &Event) -> Result<Request> {
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_body(Some(serde_json::to_string(event)?.into()));
+    Request::new_with_init(EVENT_URL, &init)
+}
+
+/// The event a request carries; the object answers 400 when this fails.
+pub async fn decode(req: &mut Request) -> Result<Event> {
+    req.json().await
+}
+
+/// Counts `event` in its account's aggregator. `Ok` means it is durably counted.
+pub async fn record(env: &Env, event: &Event) -> Result<()> {
+    let stub = env
+        .durable_object(BINDING)?
+        .id_from_name(&event.account().to_string())?
+        .get_stub()?;
+    let resp = stub.fetch_with_request(request(event)?).await?;
+    match resp.status_code() {
+        204 => Ok(()),
+        s => Err(worker::Error::RustError(format!("aggregator answered {s}"))),
+    }
+}
