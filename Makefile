@@ -87,7 +87,7 @@ lint: tools
 
 unit:
 	@echo "==> unit tests (native)"
-	@cargo test --lib --quiet
+	@cargo test --quiet --lib --test layers
 
 # Python tools of the contract check, pinned, in a project-local virtualenv.
 .venv/stamp: Makefile
