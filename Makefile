@@ -57,9 +57,13 @@ build/index.js: $(SOURCES) | .tools/stamp
 	@ls -l build/index_bg.wasm | awk '{printf "==> wasm: %d bytes", $$5}'; \
 	  gzip -9c build/index_bg.wasm | wc -c | awk '{printf ", %d gzipped\n", $$1}'
 
+# Local secrets, each a fresh random value: nobody can guess a developer's admin token.
 .dev.vars:
-	@cp .dev.vars.example .dev.vars
-	@echo "==> created .dev.vars from .dev.vars.example (local secrets)"
+	@rand() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }; \
+	  sed -e "s/^ADMIN_TOKEN=.*/ADMIN_TOKEN=$$(rand)/" \
+	      -e "s/^VISITOR_SALT=.*/VISITOR_SALT=$$(rand)/" \
+	      -e "s/^TOKEN_PEPPER=.*/TOKEN_PEPPER=$$(rand)/" .dev.vars.example > .dev.vars
+	@echo "==> created .dev.vars with random ADMIN_TOKEN, VISITOR_SALT and TOKEN_PEPPER"
 
 migrate-local: tools
 	@echo "==> applying D1 migrations to the local database"

@@ -296,7 +296,7 @@ def main():
     try:
         print("==> starting the API worker and the baseline worker", flush=True)
         api = Worker("api", os.path.join(ROOT, "wrangler.toml"),
-                     {"ADMIN_TOKEN": ADMIN, "VISITOR_SALT": "bench", "RATE_LIMIT_PER_MINUTE": "100000000"}, state)
+                     {"ADMIN_TOKEN": ADMIN, "VISITOR_SALT": "bench", "TOKEN_PEPPER": "bench", "RATE_LIMIT_PER_MINUTE": "100000000"}, state)
         workers.append(api)
         base = Worker("baseline", os.path.join(ROOT, "bench", "baseline", "wrangler.toml"), {}, state)
         workers.append(base)

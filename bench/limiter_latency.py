@@ -39,7 +39,7 @@ def main():
     subprocess.run([WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
                    cwd=ROOT, env={**os.environ, "CI": "true"}, check=True, capture_output=True)
     worker = Worker("api", os.path.join(ROOT, "wrangler.toml"),
-                    {"ADMIN_TOKEN": ADMIN, "VISITOR_SALT": "x", "RATE_LIMIT_PER_MINUTE": "100000000"}, state)
+                    {"ADMIN_TOKEN": ADMIN, "VISITOR_SALT": "x", "TOKEN_PEPPER": "bench", "RATE_LIMIT_PER_MINUTE": "100000000"}, state)
     try:
         account = call("POST", worker.base + "/admin/v1/accounts", ADMIN,
                        {"name": "Latency", "plan": "enterprise"})["data"]["id"]

@@ -4,7 +4,7 @@ use worker::Request;
 
 use crate::domain::principal::Principal;
 use crate::domain::ratelimit::Decision;
-use crate::domain::token::{hash_token, looks_like_token, Scope};
+use crate::domain::token::{hash_token, is_minted, Scope};
 use crate::durable::rate_limiter::client::{self as gate, Gate};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::bearer;
@@ -22,7 +22,8 @@ pub async fn authenticate(
 ) -> ApiResult<(Principal, Decision)> {
     let header = req.headers().get("Authorization").ok().flatten();
     let token = bearer(header.as_deref()).ok_or(ApiError::Unauthenticated)?;
-    if !looks_like_token(token) {
+    // A token we did not mint costs no Durable Object and no D1 read.
+    if !is_minted(token, &app.token_pepper()) {
         return Err(ApiError::Unauthenticated);
     }
     let hash = hash_token(token);

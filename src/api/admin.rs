@@ -8,12 +8,14 @@ use worker::{Request, Response};
 
 use crate::domain::account::{AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
+use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
 use crate::domain::time::iso8601;
 use crate::domain::token::{format_token, hash_token, Token};
 use crate::durable::rate_limiter::client as gate;
+use crate::durable::throttle::client as throttle;
 use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::{bearer, method, path_id};
+use crate::http::params::{bearer, client_address, method, path_id};
 use crate::http::response::{json_response, ok};
 use crate::http::App;
 use crate::store::{accounts, tokens};
@@ -49,15 +51,41 @@ fn same_secret(given: &str, expected: &str) -> bool {
     Sha256::digest(given.as_bytes()) == Sha256::digest(expected.as_bytes())
 }
 
+/// Failed admin-token attempts allowed per client address per minute (extensions.md 5).
+const FAILED_ADMIN_LOGINS_PER_MINUTE: u32 = 10;
+
+/// Throttles guessing: a wrong token takes a slot of its address's failure budget (401
+/// while there is one, 429 once it is spent), and a right token from an address whose
+/// budget is spent is refused the same way, so a guess that comes too late learns nothing.
+async fn guard(app: &App, req: &Request, valid: bool) -> ApiResult<()> {
+    let salt = app.secret("VISITOR_SALT").unwrap_or_default();
+    let object = throttle::admin_object(&address_key(&salt, &client_address(req)));
+    let limits = vec![Limit {
+        bucket: "failed".into(),
+        max: FAILED_ADMIN_LOGINS_PER_MINUTE,
+        span: Span::Rolling(MINUTE_MS),
+    }];
+    let verdict = if valid {
+        throttle::peek(&app.env, &object, limits).await?
+    } else {
+        throttle::take(&app.env, &object, limits).await?
+    };
+    match (verdict.allowed, valid) {
+        (false, _) => Err(ApiError::TooManyRequests {
+            retry_after: verdict.retry_after,
+        }),
+        (true, false) => Err(ApiError::Unauthenticated),
+        (true, true) => Ok(()),
+    }
+}
+
 pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult<Response> {
     let Some(admin_token) = app.secret("ADMIN_TOKEN") else {
         return Err(ApiError::NotFound);
     };
     let header = req.headers().get("Authorization").ok().flatten();
-    match bearer(header.as_deref()) {
-        Some(given) if same_secret(given, &admin_token) => {}
-        _ => return Err(ApiError::Unauthenticated),
-    }
+    let valid = bearer(header.as_deref()).is_some_and(|given| same_secret(given, &admin_token));
+    guard(app, &req, valid).await?;
     let method = method(&req);
     let db = app.db()?;
     let id = |s: &str| path_id(s).ok_or(ApiError::NotFound);
@@ -96,7 +124,7 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                     let mut random = [0u8; 32];
                     getrandom::fill(&mut random)
                         .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
-                    let token = format_token(&random);
+                    let token = format_token(&random, &app.token_pepper());
                     let row = tokens::create(
                         &db,
                         account,

@@ -1,4 +1,5 @@
-//! Card operations (spec 4.2 - 4.5).
+//! Card operations (spec 4.2 - 4.5). Every card answered is shown as the account's current
+//! features allow (extensions.md 5).
 
 use serde::Serialize;
 use worker::{Request, Response};
@@ -24,6 +25,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     let q = query(req);
     let page = params::page(&q);
     let (cards, total) = cards::list(&app.db()?, p.account_id, page).await?;
+    let cards: Vec<Card> = cards.into_iter().map(|c| c.effective(p.features)).collect();
     ok(&Paged {
         data: cards.iter().map(|c| c.view(&app.base_url)).collect(),
         meta: page.meta(total),
@@ -55,7 +57,10 @@ pub async fn create(app: &App, p: &Principal, mut req: Request) -> ApiResult<Res
     )
     .await?;
     match created {
-        Created::Card(card) => Ok(one(app, 201, &card, "Card created successfully.")),
+        Created::Card(card) => {
+            let card = card.effective(p.features);
+            Ok(one(app, 201, &card, "Card created successfully."))
+        }
         Created::LimitReached => Err(ApiError::CardLimit),
     }
 }
@@ -64,6 +69,7 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     let (card, leads) = cards::get_with_leads(&app.db()?, p.account_id, id)
         .await?
         .ok_or(ApiError::NotFound)?;
+    let card = card.effective(p.features);
     let mut view = card.view(&app.base_url);
     view.leads = Some(leads.iter().map(|l| l.view(None)).collect());
     ok(&Data { data: view })
@@ -74,7 +80,8 @@ pub async fn update(app: &App, p: &Principal, mut req: Request, id: i64) -> ApiR
     patch.apply_plan(p.features);
     let card = cards::update(&app.db()?, p.account_id, id, &patch, app.now_ms)
         .await?
-        .ok_or(ApiError::NotFound)?;
+        .ok_or(ApiError::NotFound)?
+        .effective(p.features);
     Ok(one(app, 200, &card, "Card updated successfully."))
 }
 

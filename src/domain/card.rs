@@ -10,7 +10,7 @@ use super::lang::{self, DEFAULT_LANGUAGE};
 use super::lead::LeadView;
 use super::plan::Features;
 use super::time::iso8601;
-use super::validation::{self as v, FieldErrors};
+use super::validation::{self as v, FieldErrors, Rule};
 
 /// Social platforms of spec 2.5.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -249,16 +249,15 @@ fn read(input: &mut Input, mode: Mode) -> CardPatch {
         }
         _ => input.required_text(field, 100, mode),
     };
-    let url =
-        |input: &mut Input, field: &str| input.text_as(field, 500, v::is_http_url, v::invalid_url);
+    let url = |input: &mut Input, field: &str| input.text_as(field, 500, v::is_http_url, Rule::Url);
     CardPatch {
         first_name: name(input, "first_name"),
         last_name: name(input, "last_name"),
         job_title: input.text("job_title", 150),
         company: input.text("company", 150),
         bio: input.text("bio", 1000),
-        email: input.text_as("email", 255, v::is_email, v::invalid_email),
-        phone: input.text_as("phone", 50, v::is_phone, v::invalid_format),
+        email: input.text_as("email", 255, v::is_email, Rule::Email),
+        phone: input.text_as("phone", 50, v::is_phone, Rule::Format),
         website: url(input, "website"),
         booking_url: url(input, "booking_url"),
         video_url: url(input, "video_url"),
@@ -450,6 +449,21 @@ impl Card {
         self.is_public
             && self.status == Status::Active
             && self.expires_at.is_none_or(|e| e > now_ms)
+    }
+
+    /// The card as the account's current features let it be shown (extensions.md 5): the
+    /// stored values are kept, so an upgrade brings them back.
+    pub fn effective(mut self, features: Features) -> Card {
+        if !features.lead_form {
+            self.show_lead_form = false;
+        }
+        if !features.white_label {
+            self.show_branding = true;
+        }
+        if !features.advanced_analytics {
+            self.video_url = None;
+        }
+        self
     }
 
     /// The links as the page uses them; an entry that does not read as one is skipped.
@@ -916,6 +930,19 @@ mod tests {
         c.status = Status::Active;
         c.is_public = false;
         assert!(!c.is_live(1_000));
+    }
+
+    #[test]
+    fn current_features_decide_what_shows() {
+        let mut c = fixture("[]");
+        c.show_branding = false;
+        c.video_url = Some("https://v.example/1".into());
+        let all = c.clone().effective(ALL);
+        assert!(all.show_lead_form && !all.show_branding && all.video_url.is_some());
+        let none = c.effective(NONE);
+        assert!(!none.show_lead_form, "no lead_form: no form");
+        assert!(none.show_branding, "no white_label: branding shows");
+        assert_eq!(none.video_url, None, "no advanced_analytics: no video");
     }
 
     #[test]

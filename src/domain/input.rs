@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::validation::{self as v, FieldErrors};
+use super::validation::{self as v, FieldErrors, Rule};
 
 /// Whether a body creates a resource or changes one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,8 +70,13 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// A message of no particular rule.
     pub fn fail(&mut self, field: &str, message: String) {
         self.errors.add(field, message);
+    }
+
+    pub fn fail_rule(&mut self, field: &str, rule: Rule) {
+        self.errors.add_rule(field, rule);
     }
 
     pub fn has_error(&self, field: &str) -> bool {
@@ -99,7 +104,7 @@ impl<'a> Input<'a> {
             Some(Value::Null) => Field::Null,
             Some(Value::String(s)) => Field::Set(s.trim().to_string()),
             Some(_) => {
-                self.fail(field, v::must_be_string(field));
+                self.fail_rule(field, Rule::String);
                 Field::Absent
             }
         }
@@ -108,7 +113,7 @@ impl<'a> Input<'a> {
     /// At most `max` characters (as users count them), else an error and `None`.
     pub fn max_chars(&mut self, field: &str, s: String, max: usize) -> Option<String> {
         if v::char_len(&s) > max {
-            self.fail(field, v::max_chars(field, max));
+            self.fail_rule(field, Rule::MaxChars(max));
             None
         } else {
             Some(s)
@@ -118,7 +123,7 @@ impl<'a> Input<'a> {
     /// A nullable text: an empty string counts as null, as Laravel's default middleware
     /// has it; integrators migrating from it rely on that.
     pub fn text(&mut self, field: &str, max: usize) -> Field<String> {
-        self.text_as(field, max, |_| true, v::invalid_format)
+        self.text_as(field, max, |_| true, Rule::Format)
     }
 
     /// [`Input::text`] with a format check; length and format errors are both reported.
@@ -127,17 +132,17 @@ impl<'a> Input<'a> {
         field: &str,
         max: usize,
         valid: fn(&str) -> bool,
-        invalid: fn(&str) -> String,
+        invalid: Rule,
     ) -> Field<String> {
         match self.string(field) {
             Field::Set(s) if s.is_empty() => Field::Null,
             Field::Set(s) => {
                 let too_long = v::char_len(&s) > max;
                 if too_long {
-                    self.fail(field, v::max_chars(field, max));
+                    self.fail_rule(field, Rule::MaxChars(max));
                 }
                 if !valid(&s) {
-                    self.fail(field, invalid(field));
+                    self.fail_rule(field, invalid);
                     return Field::Absent;
                 }
                 if too_long {
@@ -156,11 +161,11 @@ impl<'a> Input<'a> {
         match self.string(field) {
             Field::Absent if mode == Mode::Update || self.has_error(field) => None,
             Field::Absent | Field::Null => {
-                self.fail(field, v::required(field));
+                self.fail_rule(field, Rule::Required);
                 None
             }
             Field::Set(s) if s.is_empty() => {
-                self.fail(field, v::required(field));
+                self.fail_rule(field, Rule::Required);
                 None
             }
             Field::Set(s) => self.max_chars(field, s, max),
@@ -173,7 +178,7 @@ impl<'a> Input<'a> {
             Field::Set(value) => match laravel_bool(value) {
                 Some(b) => Field::Set(b),
                 None => {
-                    self.fail(field, v::must_be_boolean(field));
+                    self.fail_rule(field, Rule::Boolean);
                     Field::Absent
                 }
             },
@@ -189,7 +194,7 @@ impl<'a> Input<'a> {
             Some(Value::Null) => Field::Null,
             Some(Value::Bool(b)) => Field::Set(*b),
             Some(_) => {
-                self.fail(field, v::must_be_boolean(field));
+                self.fail_rule(field, Rule::Boolean);
                 Field::Absent
             }
         }
@@ -213,12 +218,12 @@ impl<'a> Input<'a> {
             Some(Value::String(s)) => match parse(s) {
                 Some(t) => Field::Set(t),
                 None => {
-                    self.fail(field, v::invalid_choice(field));
+                    self.fail_rule(field, Rule::Choice);
                     Field::Absent
                 }
             },
             Some(_) => {
-                self.fail(field, v::must_be_string(field));
+                self.fail_rule(field, Rule::String);
                 Field::Absent
             }
         }
@@ -229,7 +234,7 @@ impl<'a> Input<'a> {
         match self.get(field) {
             Field::Set(Value::Number(n)) => match n.as_i64() {
                 Some(i) if i < min => {
-                    self.fail(field, v::min_value(field, min));
+                    self.fail_rule(field, Rule::Min(min));
                     Field::Absent
                 }
                 Some(i) if i > max => {
@@ -238,12 +243,12 @@ impl<'a> Input<'a> {
                 }
                 Some(i) => Field::Set(i),
                 None => {
-                    self.fail(field, v::must_be_integer(field));
+                    self.fail_rule(field, Rule::Integer);
                     Field::Absent
                 }
             },
             Field::Set(_) => {
-                self.fail(field, v::must_be_integer(field));
+                self.fail_rule(field, Rule::Integer);
                 Field::Absent
             }
             Field::Null => Field::Null,
@@ -295,7 +300,7 @@ mod tests {
         let b = body(json!({"email": "x".repeat(12)}));
         let mut i = Input::new(&b);
         assert_eq!(
-            i.text_as("email", 10, v::is_email, v::invalid_email),
+            i.text_as("email", 10, v::is_email, Rule::Email),
             Field::Absent
         );
         let e = i.finish(()).unwrap_err().to_json();

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::input::Input;
 use super::time::iso8601;
-use super::validation::{self as v, FieldErrors};
+use super::validation::{self as v, FieldErrors, Rule};
 
 /// A lead as stored. Rows map one to one, so the store decodes them straight into it.
 #[derive(Debug, Clone, Deserialize)]
@@ -21,6 +21,10 @@ pub struct Lead {
     pub created_at: i64,
     pub updated_at: i64,
 }
+
+/// getCard embeds at most this many leads, the newest (extensions.md 5); `listLeads?card_id=`
+/// pages through all of them.
+pub const LEADS_ON_CARD: i64 = 100;
 
 /// The compact card reference of spec 2.2.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -92,7 +96,7 @@ pub fn validate_lead(body: &Map<String, Value>) -> Result<LeadInput, FieldErrors
         let value = input.text(field, usize::MAX).value().cloned();
         match value {
             None if required && !input.has_error(field) => {
-                input.fail(field, v::required(field));
+                input.fail_rule(field, Rule::Required);
                 None
             }
             Some(s) => input.max_chars(field, s, max),
@@ -104,10 +108,10 @@ pub fn validate_lead(body: &Map<String, Value>) -> Result<LeadInput, FieldErrors
     let phone = text("phone", 50, false);
     let message = text("message", 5000, false);
     if email.as_deref().is_some_and(|e| !v::is_email(e)) {
-        input.fail("email", v::invalid_email("email"));
+        input.fail_rule("email", Rule::Email);
     }
     if phone.as_deref().is_some_and(|p| !v::is_phone(p)) {
-        input.fail("phone", v::invalid_format("phone"));
+        input.fail_rule("phone", Rule::Format);
     }
     match (name, email) {
         (Some(name), Some(email)) => input.finish(LeadInput {

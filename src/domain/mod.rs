@@ -12,6 +12,7 @@ pub mod plan;
 pub mod principal;
 pub mod ratelimit;
 pub mod slug;
+pub mod throttle;
 pub mod time;
 pub mod token;
 pub mod useragent;

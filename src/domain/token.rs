@@ -76,11 +76,43 @@ pub struct Token {
     pub last_used_at: Option<i64>,
 }
 
-/// `dbc_` + 64 hex digits from 32 random bytes (256 bits).
-pub fn format_token(random: &[u8; 32]) -> String {
-    let mut s = String::with_capacity(TOKEN_PREFIX.len() + 64);
+/// Hex digits of the random part (256 bits) and of the checksum (64 bits).
+const RANDOM_HEX: usize = 64;
+const CHECKSUM_HEX: usize = 16;
+
+/// HMAC-SHA-256 (RFC 2104), small enough to write out rather than pull in a crate.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.map(|k| k ^ byte);
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .into()
+}
+
+/// The keyed checksum of a token's random part.
+fn checksum(pepper: &str, random_hex: &str) -> String {
+    hex(&hmac_sha256(pepper.as_bytes(), random_hex.as_bytes())[..CHECKSUM_HEX / 2])
+}
+
+/// `dbc_` + 64 hex digits from 32 random bytes + 16 hex digits of keyed checksum
+/// (`TOKEN_PEPPER`), so a token this service did not mint is refused before any storage.
+pub fn format_token(random: &[u8; 32], pepper: &str) -> String {
+    let random_hex = hex(random);
+    let mut s = String::with_capacity(TOKEN_PREFIX.len() + RANDOM_HEX + CHECKSUM_HEX);
     s.push_str(TOKEN_PREFIX);
-    s.push_str(&hex(random));
+    s.push_str(&random_hex);
+    s.push_str(&checksum(pepper, &random_hex));
     s
 }
 
@@ -90,10 +122,22 @@ pub fn hash_token(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
-/// Cheap shape check before any storage round trip.
-pub fn looks_like_token(s: &str) -> bool {
-    s.strip_prefix(TOKEN_PREFIX)
-        .is_some_and(|rest| rest.len() == 64 && rest.bytes().all(|b| b.is_ascii_hexdigit()))
+/// Whether `s` is a token minted with `pepper`: its shape, then its checksum, compared in
+/// constant time. Costs no storage round trip.
+pub fn is_minted(s: &str, pepper: &str) -> bool {
+    let Some(rest) = s.strip_prefix(TOKEN_PREFIX) else {
+        return false;
+    };
+    if rest.len() != RANDOM_HEX + CHECKSUM_HEX || !rest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return false;
+    }
+    let (random_hex, given) = rest.split_at(RANDOM_HEX);
+    let expected = checksum(pepper, random_hex);
+    let diff = expected
+        .bytes()
+        .zip(given.bytes())
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    diff == 0
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -131,13 +175,38 @@ mod tests {
     }
 
     #[test]
-    fn token_format_and_hash() {
-        let t = format_token(&[0xab; 32]);
-        assert_eq!(t.len(), 68);
+    fn hmac_matches_rfc_4231() {
+        // Test case 1 and test case 6 (a key longer than the block).
+        assert_eq!(
+            hex(&hmac_sha256(&[0x0b; 20], b"Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            hex(&hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            )),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
+    #[test]
+    fn token_format_checksum_and_hash() {
+        let t = format_token(&[0xab; 32], "pepper");
+        assert_eq!(t.len(), 4 + 64 + 16);
         assert!(t.starts_with("dbc_abab"));
-        assert!(looks_like_token(&t));
-        assert!(!looks_like_token("dbc_xyz"));
-        assert!(!looks_like_token(&t.replace("dbc_", "abc_")));
+        assert!(is_minted(&t, "pepper"));
+        assert!(!is_minted(&t, "other pepper"), "another key");
+        let mut forged = t.clone();
+        forged.replace_range(10..11, if &t[10..11] == "0" { "1" } else { "0" });
+        assert!(!is_minted(&forged, "pepper"), "random part changed");
+        assert!(!is_minted(&t[..t.len() - 1], "pepper"));
+        assert!(!is_minted("dbc_xyz", "pepper"));
+        assert!(!is_minted(&t.replace("dbc_", "abc_"), "pepper"));
+        assert!(
+            !is_minted(&format!("dbc_{}", "ab".repeat(32)), "pepper"),
+            "tokens of the old format are refused"
+        );
         assert_eq!(
             hash_token("abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

@@ -3,10 +3,52 @@
 
 use serde_json::{Map, Value};
 
+/// Which rule a value broke, so a message can be worded in another language too (the
+/// card page speaks the card's). `Other` carries only its English message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    Required,
+    String,
+    MaxChars(usize),
+    Email,
+    Url,
+    Format,
+    Boolean,
+    Choice,
+    Integer,
+    Min(i64),
+    Array,
+    Object,
+    MaxItems(usize),
+    Other,
+}
+
+impl Rule {
+    /// The English message, as Laravel words it.
+    pub fn message(self, field: &str) -> String {
+        match self {
+            Rule::Required => required(field),
+            Rule::String => must_be_string(field),
+            Rule::MaxChars(n) => max_chars(field, n),
+            Rule::Email => invalid_email(field),
+            Rule::Url => invalid_url(field),
+            Rule::Format => invalid_format(field),
+            Rule::Boolean => must_be_boolean(field),
+            Rule::Choice => invalid_choice(field),
+            Rule::Integer => must_be_integer(field),
+            Rule::Min(n) => min_value(field, n),
+            Rule::Array => must_be_array(field),
+            Rule::Object => must_be_object(field),
+            Rule::MaxItems(n) => max_items(field, n),
+            Rule::Other => format!("The {} field is invalid.", attribute(field)),
+        }
+    }
+}
+
 /// Field errors in the order they were found (the first one becomes `message`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct FieldErrors {
-    entries: Vec<(String, Vec<String>)>,
+    entries: Vec<(String, Vec<(Rule, String)>)>,
 }
 
 impl FieldErrors {
@@ -21,11 +63,31 @@ impl FieldErrors {
         errors
     }
 
+    /// A message of no particular rule.
     pub fn add(&mut self, field: &str, message: String) {
+        self.add_as(field, Rule::Other, message);
+    }
+
+    /// A broken rule in its English wording.
+    pub fn add_rule(&mut self, field: &str, rule: Rule) {
+        self.add_as(field, rule, rule.message(field));
+    }
+
+    fn add_as(&mut self, field: &str, rule: Rule, message: String) {
         match self.entries.iter_mut().find(|(f, _)| f == field) {
-            Some((_, messages)) => messages.push(message),
-            None => self.entries.push((field.to_string(), vec![message])),
+            Some((_, messages)) => messages.push((rule, message)),
+            None => self
+                .entries
+                .push((field.to_string(), vec![(rule, message)])),
         }
+    }
+
+    /// The rules a field broke with their English messages, in order.
+    pub fn of(&self, field: &str) -> &[(Rule, String)] {
+        self.entries
+            .iter()
+            .find(|(f, _)| f == field)
+            .map_or(&[], |(_, m)| m.as_slice())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -43,7 +105,7 @@ impl FieldErrors {
             .entries
             .first()
             .and_then(|(_, m)| m.first())
-            .cloned()
+            .map(|(_, text)| text.clone())
             .unwrap_or_else(|| "The given data was invalid.".to_string());
         match total.saturating_sub(1) {
             0 => first,
@@ -58,7 +120,12 @@ impl FieldErrors {
         for (field, messages) in &self.entries {
             map.insert(
                 field.clone(),
-                Value::Array(messages.iter().cloned().map(Value::String).collect()),
+                Value::Array(
+                    messages
+                        .iter()
+                        .map(|(_, text)| Value::String(text.clone()))
+                        .collect(),
+                ),
             );
         }
         Value::Object(map)

@@ -20,6 +20,10 @@ pub enum ApiError {
     NotFound,
     MethodNotAllowed(&'static str),
     PayloadTooLarge,
+    /// 415: a body of a media type the endpoint does not take.
+    UnsupportedMediaType,
+    /// 403: a browser form post from another site.
+    CrossSite,
     Validation(FieldErrors),
     TooManyRequests {
         retry_after: u64,
@@ -38,6 +42,8 @@ impl ApiError {
             ApiError::NotFound => 404,
             ApiError::MethodNotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
+            ApiError::UnsupportedMediaType => 415,
+            ApiError::CrossSite => 403,
             ApiError::Validation(_) => 422,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Internal(_) => 500,
@@ -59,6 +65,12 @@ impl ApiError {
             ApiError::NotFound => json!({"message": "Not found."}),
             ApiError::MethodNotAllowed(_) => json!({"message": "Method not allowed."}),
             ApiError::PayloadTooLarge => json!({"message": "The request body is too large."}),
+            ApiError::UnsupportedMediaType => json!({
+                "message": "Send the form as application/x-www-form-urlencoded or application/json."
+            }),
+            ApiError::CrossSite => {
+                json!({"message": "Forms of other sites cannot post to this card."})
+            }
             ApiError::Validation(errors) => {
                 json!({"message": errors.summary(), "errors": errors.to_json()})
             }

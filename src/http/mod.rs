@@ -58,4 +58,18 @@ impl App {
             .ok()
             .filter(|v| !v.is_empty())
     }
+
+    /// The key of the tokens' checksum. Unset, tokens still carry a checksum, but an
+    /// unkeyed one that anybody can compute: deployments must set it (README).
+    pub fn token_pepper(&self) -> String {
+        self.secret("TOKEN_PEPPER").unwrap_or_else(|| {
+            // Once per isolate: the gate runs on every API request.
+            static WARNED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                worker::console_warn!("TOKEN_PEPPER is not set: token checksums are unkeyed");
+            }
+            String::new()
+        })
+    }
 }

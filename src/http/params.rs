@@ -36,6 +36,16 @@ pub fn page(q: &HashMap<String, String>) -> Page {
     )
 }
 
+/// The client's address as the edge reports it (`CF-Connecting-IP`; tests set it to act as
+/// distinct visitors); empty when absent.
+pub fn client_address(req: &Request) -> String {
+    req.headers()
+        .get("CF-Connecting-IP")
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
 /// `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235).
 pub fn bearer(header: Option<&str>) -> Option<&str> {
     let (scheme, token) = header?.trim().split_once(' ')?;

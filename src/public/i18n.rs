@@ -1,7 +1,9 @@
 //! UI strings of the public card page in the 19 card languages (spec 2.5).
 
+use crate::domain::validation::Rule;
+
 /// One language's strings, indexed by [`Text`].
-pub struct Strings(&'static [&'static str; 16]);
+pub struct Strings(&'static [&'static str; 18]);
 
 #[derive(Clone, Copy)]
 pub enum Text {
@@ -21,6 +23,8 @@ pub enum Text {
     NotFound,
     MadeWith,
     FixErrors,
+    TooMany,
+    Unavailable,
 }
 
 impl Strings {
@@ -29,7 +33,7 @@ impl Strings {
     }
 }
 
-const EN: [&str; 16] = [
+const EN: [&str; 18] = [
     "Save contact",
     "Email",
     "Call",
@@ -46,8 +50,10 @@ const EN: [&str; 16] = [
     "This card is not available.",
     "Made with Digital Business Card",
     "Please correct the errors below.",
+    "You have already sent several messages. Please try again later.",
+    "Something went wrong. Please try again later.",
 ];
-const DE: [&str; 16] = [
+const DE: [&str; 18] = [
     "Kontakt speichern",
     "E-Mail",
     "Anrufen",
@@ -64,8 +70,10 @@ const DE: [&str; 16] = [
     "Diese Karte ist nicht verfügbar.",
     "Erstellt mit Digital Business Card",
     "Bitte korrigieren Sie die Fehler unten.",
+    "Sie haben bereits mehrere Nachrichten gesendet. Bitte versuchen Sie es später erneut.",
+    "Etwas ist schiefgelaufen. Bitte versuchen Sie es später erneut.",
 ];
-const BG: [&str; 16] = [
+const BG: [&str; 18] = [
     "Запази контакт",
     "Имейл",
     "Обаждане",
@@ -82,8 +90,10 @@ const BG: [&str; 16] = [
     "Тази визитка не е налична.",
     "Създадено с Digital Business Card",
     "Моля, поправете грешките по-долу.",
+    "Вече сте изпратили няколко съобщения. Моля, опитайте отново по-късно.",
+    "Нещо се обърка. Моля, опитайте отново по-късно.",
 ];
-const CS: [&str; 16] = [
+const CS: [&str; 18] = [
     "Uložit kontakt",
     "E-mail",
     "Zavolat",
@@ -100,8 +110,10 @@ const CS: [&str; 16] = [
     "Tato vizitka není dostupná.",
     "Vytvořeno s Digital Business Card",
     "Opravte prosím chyby níže.",
+    "Již jste odeslali několik zpráv. Zkuste to prosím později.",
+    "Něco se pokazilo. Zkuste to prosím později.",
 ];
-const DA: [&str; 16] = [
+const DA: [&str; 18] = [
     "Gem kontakt",
     "E-mail",
     "Ring",
@@ -118,8 +130,10 @@ const DA: [&str; 16] = [
     "Dette kort er ikke tilgængeligt.",
     "Lavet med Digital Business Card",
     "Ret venligst fejlene nedenfor.",
+    "Du har allerede sendt flere beskeder. Prøv igen senere.",
+    "Noget gik galt. Prøv igen senere.",
 ];
-const EL: [&str; 16] = [
+const EL: [&str; 18] = [
     "Αποθήκευση επαφής",
     "Email",
     "Κλήση",
@@ -136,8 +150,10 @@ const EL: [&str; 16] = [
     "Αυτή η κάρτα δεν είναι διαθέσιμη.",
     "Δημιουργήθηκε με Digital Business Card",
     "Διορθώστε τα παρακάτω σφάλματα.",
+    "Έχετε ήδη στείλει αρκετά μηνύματα. Δοκιμάστε ξανά αργότερα.",
+    "Κάτι πήγε στραβά. Δοκιμάστε ξανά αργότερα.",
 ];
-const ES: [&str; 16] = [
+const ES: [&str; 18] = [
     "Guardar contacto",
     "Correo",
     "Llamar",
@@ -154,8 +170,10 @@ const ES: [&str; 16] = [
     "Esta tarjeta no está disponible.",
     "Hecho con Digital Business Card",
     "Corrige los errores a continuación.",
+    "Ya has enviado varios mensajes. Inténtalo de nuevo más tarde.",
+    "Algo ha salido mal. Inténtalo de nuevo más tarde.",
 ];
-const FR: [&str; 16] = [
+const FR: [&str; 18] = [
     "Enregistrer le contact",
     "E-mail",
     "Appeler",
@@ -172,8 +190,10 @@ const FR: [&str; 16] = [
     "Cette carte n'est pas disponible.",
     "Créé avec Digital Business Card",
     "Veuillez corriger les erreurs ci-dessous.",
+    "Vous avez déjà envoyé plusieurs messages. Veuillez réessayer plus tard.",
+    "Une erreur s'est produite. Veuillez réessayer plus tard.",
 ];
-const HR: [&str; 16] = [
+const HR: [&str; 18] = [
     "Spremi kontakt",
     "E-pošta",
     "Nazovi",
@@ -190,8 +210,10 @@ const HR: [&str; 16] = [
     "Ova posjetnica nije dostupna.",
     "Izrađeno s Digital Business Card",
     "Molimo ispravite pogreške u nastavku.",
+    "Već ste poslali nekoliko poruka. Molimo pokušajte ponovno kasnije.",
+    "Nešto je pošlo po zlu. Molimo pokušajte ponovno kasnije.",
 ];
-const HU: [&str; 16] = [
+const HU: [&str; 18] = [
     "Névjegy mentése",
     "E-mail",
     "Hívás",
@@ -208,8 +230,10 @@ const HU: [&str; 16] = [
     "Ez a névjegykártya nem érhető el.",
     "Készült: Digital Business Card",
     "Kérjük, javítsa az alábbi hibákat.",
+    "Már több üzenetet is elküldött. Kérjük, próbálja újra később.",
+    "Hiba történt. Kérjük, próbálja újra később.",
 ];
-const IT: [&str; 16] = [
+const IT: [&str; 18] = [
     "Salva contatto",
     "Email",
     "Chiama",
@@ -226,8 +250,10 @@ const IT: [&str; 16] = [
     "Questo biglietto non è disponibile.",
     "Creato con Digital Business Card",
     "Correggi gli errori qui sotto.",
+    "Hai già inviato diversi messaggi. Riprova più tardi.",
+    "Si è verificato un errore. Riprova più tardi.",
 ];
-const NL: [&str; 16] = [
+const NL: [&str; 18] = [
     "Contact opslaan",
     "E-mail",
     "Bellen",
@@ -244,8 +270,10 @@ const NL: [&str; 16] = [
     "Deze kaart is niet beschikbaar.",
     "Gemaakt met Digital Business Card",
     "Corrigeer de fouten hieronder.",
+    "Je hebt al meerdere berichten verstuurd. Probeer het later opnieuw.",
+    "Er is iets misgegaan. Probeer het later opnieuw.",
 ];
-const PL: [&str; 16] = [
+const PL: [&str; 18] = [
     "Zapisz kontakt",
     "E-mail",
     "Zadzwoń",
@@ -262,8 +290,10 @@ const PL: [&str; 16] = [
     "Ta wizytówka jest niedostępna.",
     "Stworzone w Digital Business Card",
     "Popraw poniższe błędy.",
+    "Wysłano już kilka wiadomości. Spróbuj ponownie później.",
+    "Coś poszło nie tak. Spróbuj ponownie później.",
 ];
-const PT: [&str; 16] = [
+const PT: [&str; 18] = [
     "Adicionar aos contactos",
     "E-mail",
     "Ligar",
@@ -280,8 +310,10 @@ const PT: [&str; 16] = [
     "Este cartão não está disponível.",
     "Criado com Digital Business Card",
     "Corrija os erros abaixo.",
+    "Já enviou várias mensagens. Tente novamente mais tarde.",
+    "Ocorreu um erro. Tente novamente mais tarde.",
 ];
-const RO: [&str; 16] = [
+const RO: [&str; 18] = [
     "Salvează contactul",
     "E-mail",
     "Sună",
@@ -298,8 +330,10 @@ const RO: [&str; 16] = [
     "Această carte de vizită nu este disponibilă.",
     "Creat cu Digital Business Card",
     "Corectează erorile de mai jos.",
+    "Ai trimis deja mai multe mesaje. Încearcă din nou mai târziu.",
+    "A apărut o eroare. Încearcă din nou mai târziu.",
 ];
-const SK: [&str; 16] = [
+const SK: [&str; 18] = [
     "Uložiť kontakt",
     "E-mail",
     "Zavolať",
@@ -316,8 +350,10 @@ const SK: [&str; 16] = [
     "Táto vizitka nie je dostupná.",
     "Vytvorené s Digital Business Card",
     "Opravte prosím chyby nižšie.",
+    "Už ste odoslali niekoľko správ. Skúste to prosím neskôr.",
+    "Niečo sa pokazilo. Skúste to prosím neskôr.",
 ];
-const SL: [&str; 16] = [
+const SL: [&str; 18] = [
     "Shrani stik",
     "E-pošta",
     "Pokliči",
@@ -334,8 +370,10 @@ const SL: [&str; 16] = [
     "Ta vizitka ni na voljo.",
     "Ustvarjeno z Digital Business Card",
     "Popravite spodnje napake.",
+    "Poslali ste že več sporočil. Poskusite znova pozneje.",
+    "Prišlo je do napake. Poskusite znova pozneje.",
 ];
-const SV: [&str; 16] = [
+const SV: [&str; 18] = [
     "Spara kontakt",
     "E-post",
     "Ring",
@@ -352,8 +390,10 @@ const SV: [&str; 16] = [
     "Det här kortet är inte tillgängligt.",
     "Skapad med Digital Business Card",
     "Rätta felen nedan.",
+    "Du har redan skickat flera meddelanden. Försök igen senare.",
+    "Något gick fel. Försök igen senare.",
 ];
-const UK: [&str; 16] = [
+const UK: [&str; 18] = [
     "Зберегти контакт",
     "Email",
     "Зателефонувати",
@@ -370,31 +410,206 @@ const UK: [&str; 16] = [
     "Ця візитка недоступна.",
     "Створено з Digital Business Card",
     "Виправте помилки нижче.",
+    "Ви вже надіслали кілька повідомлень. Спробуйте пізніше.",
+    "Щось пішло не так. Спробуйте пізніше.",
 ];
+
+/// Lead-form validation messages, one template per [`form_error`] rule in the order
+/// `Required, String, MaxChars, Email, Format`; `{label}` is the field's label as the form
+/// shows it, `{n}` the character limit. Labels stay verbatim (quoted where the grammar
+/// around them would otherwise need an article or a case ending).
+type FormErrors = [&'static str; 5];
+
+const EN_FORM: FormErrors = [
+    "{label} is required.",
+    "{label} must be text.",
+    "{label} must not be longer than {n} characters.",
+    "{label} must be a valid email address.",
+    "{label} has an invalid format.",
+];
+const DE_FORM: FormErrors = [
+    "Bitte füllen Sie das Feld „{label}“ aus.",
+    "Das Feld „{label}“ muss Text enthalten.",
+    "Das Feld „{label}“ darf höchstens {n} Zeichen lang sein.",
+    "Bitte geben Sie im Feld „{label}“ eine gültige E-Mail-Adresse ein.",
+    "Das Feld „{label}“ hat ein ungültiges Format.",
+];
+const BG_FORM: FormErrors = [
+    "Полето „{label}“ е задължително.",
+    "Полето „{label}“ трябва да съдържа текст.",
+    "Максималният брой знаци в полето „{label}“ е {n}.",
+    "Моля, въведете валиден имейл адрес в полето „{label}“.",
+    "Форматът на полето „{label}“ е невалиден.",
+];
+const CS_FORM: FormErrors = [
+    "Pole „{label}“ je povinné.",
+    "Pole „{label}“ musí obsahovat text.",
+    "Maximální počet znaků v poli „{label}“ je {n}.",
+    "Do pole „{label}“ zadejte prosím platnou e-mailovou adresu.",
+    "Pole „{label}“ má neplatný formát.",
+];
+const DA_FORM: FormErrors = [
+    "Feltet »{label}« skal udfyldes.",
+    "Feltet »{label}« skal indeholde tekst.",
+    "Feltet »{label}« må højst indeholde {n} tegn.",
+    "Feltet »{label}« skal indeholde en gyldig e-mailadresse.",
+    "Feltet »{label}« har et ugyldigt format.",
+];
+const EL_FORM: FormErrors = [
+    "Το πεδίο «{label}» είναι υποχρεωτικό.",
+    "Το πεδίο «{label}» πρέπει να περιέχει κείμενο.",
+    "Το πεδίο «{label}» δεν μπορεί να υπερβαίνει τους {n} χαρακτήρες.",
+    "Το πεδίο «{label}» πρέπει να περιέχει έγκυρη διεύθυνση email.",
+    "Το πεδίο «{label}» δεν έχει έγκυρη μορφή.",
+];
+const ES_FORM: FormErrors = [
+    "El campo «{label}» es obligatorio.",
+    "El campo «{label}» debe contener texto.",
+    "El campo «{label}» no puede superar los {n} caracteres.",
+    "El campo «{label}» debe contener una dirección de correo electrónico válida.",
+    "El campo «{label}» tiene un formato no válido.",
+];
+const FR_FORM: FormErrors = [
+    "Le champ « {label} » est obligatoire.",
+    "Le champ « {label} » doit contenir du texte.",
+    "Le champ « {label} » ne doit pas dépasser {n} caractères.",
+    "Le champ « {label} » doit contenir une adresse e-mail valide.",
+    "Le format du champ « {label} » n'est pas valide.",
+];
+const HR_FORM: FormErrors = [
+    "Polje „{label}” je obavezno.",
+    "Polje „{label}” mora sadržavati tekst.",
+    "Najveći dopušteni broj znakova u polju „{label}” je {n}.",
+    "Polje „{label}” mora sadržavati valjanu adresu e-pošte.",
+    "Polje „{label}” nije u ispravnom formatu.",
+];
+const HU_FORM: FormErrors = [
+    "{label}: kötelező mező.",
+    "{label}: csak szöveg adható meg.",
+    "{label}: legfeljebb {n} karakter adható meg.",
+    "{label}: kérjük, érvényes e-mail-címet adjon meg.",
+    "{label}: érvénytelen formátum.",
+];
+const IT_FORM: FormErrors = [
+    "Il campo «{label}» è obbligatorio.",
+    "Il campo «{label}» deve contenere del testo.",
+    "Il campo «{label}» non può superare i {n} caratteri.",
+    "Il campo «{label}» deve contenere un indirizzo email valido.",
+    "Il campo «{label}» ha un formato non valido.",
+];
+const NL_FORM: FormErrors = [
+    "Het veld ‘{label}’ is verplicht.",
+    "Het veld ‘{label}’ moet tekst bevatten.",
+    "Het veld ‘{label}’ mag maximaal {n} tekens bevatten.",
+    "Het veld ‘{label}’ moet een geldig e-mailadres bevatten.",
+    "Het veld ‘{label}’ heeft een ongeldig formaat.",
+];
+const PL_FORM: FormErrors = [
+    "Pole „{label}” jest wymagane.",
+    "Pole „{label}” musi zawierać tekst.",
+    "Maksymalna liczba znaków w polu „{label}” to {n}.",
+    "Pole „{label}” musi zawierać prawidłowy adres e-mail.",
+    "Pole „{label}” ma nieprawidłowy format.",
+];
+const PT_FORM: FormErrors = [
+    "O campo «{label}» é obrigatório.",
+    "O campo «{label}» deve conter texto.",
+    "O campo «{label}» não pode ter mais de {n} caracteres.",
+    "O campo «{label}» deve conter um endereço de e-mail válido.",
+    "O campo «{label}» tem um formato inválido.",
+];
+const RO_FORM: FormErrors = [
+    "Câmpul „{label}” este obligatoriu.",
+    "Câmpul „{label}” trebuie să conțină text.",
+    "Numărul maxim de caractere pentru câmpul „{label}” este {n}.",
+    "Câmpul „{label}” trebuie să conțină o adresă de e-mail validă.",
+    "Câmpul „{label}” are un format nevalid.",
+];
+const SK_FORM: FormErrors = [
+    "Pole „{label}“ je povinné.",
+    "Pole „{label}“ musí obsahovať text.",
+    "Maximálny počet znakov v poli „{label}“ je {n}.",
+    "Do poľa „{label}“ zadajte prosím platnú e-mailovú adresu.",
+    "Pole „{label}“ má neplatný formát.",
+];
+const SL_FORM: FormErrors = [
+    "Polje »{label}« je obvezno.",
+    "Polje »{label}« mora vsebovati besedilo.",
+    "Največje dovoljeno število znakov v polju »{label}« je {n}.",
+    "Polje »{label}« mora vsebovati veljaven e-poštni naslov.",
+    "Polje »{label}« ima neveljavno obliko.",
+];
+const SV_FORM: FormErrors = [
+    "Fältet ”{label}” måste fyllas i.",
+    "Fältet ”{label}” måste innehålla text.",
+    "Fältet ”{label}” får innehålla högst {n} tecken.",
+    "Fältet ”{label}” måste innehålla en giltig e-postadress.",
+    "Fältet ”{label}” har ett ogiltigt format.",
+];
+const UK_FORM: FormErrors = [
+    "Поле «{label}» обов'язкове для заповнення.",
+    "Поле «{label}» має містити текст.",
+    "Максимальна кількість символів у полі «{label}» — {n}.",
+    "Поле «{label}» має містити дійсну адресу електронної пошти.",
+    "Поле «{label}» має неправильний формат.",
+];
+
+/// A language's UI strings and lead-form messages; English for anything else.
+fn tables(lang: &str) -> (&'static [&'static str; 18], &'static FormErrors) {
+    match lang {
+        "de" => (&DE, &DE_FORM),
+        "bg" => (&BG, &BG_FORM),
+        "cs" => (&CS, &CS_FORM),
+        "da" => (&DA, &DA_FORM),
+        "el" => (&EL, &EL_FORM),
+        "es" => (&ES, &ES_FORM),
+        "fr" => (&FR, &FR_FORM),
+        "hr" => (&HR, &HR_FORM),
+        "hu" => (&HU, &HU_FORM),
+        "it" => (&IT, &IT_FORM),
+        "nl" => (&NL, &NL_FORM),
+        "pl" => (&PL, &PL_FORM),
+        "pt" => (&PT, &PT_FORM),
+        "ro" => (&RO, &RO_FORM),
+        "sk" => (&SK, &SK_FORM),
+        "sl" => (&SL, &SL_FORM),
+        "sv" => (&SV, &SV_FORM),
+        "uk" => (&UK, &UK_FORM),
+        _ => (&EN, &EN_FORM),
+    }
+}
 
 /// Strings for a language code; English for anything else.
 pub fn strings(lang: &str) -> Strings {
-    Strings(match lang {
-        "de" => &DE,
-        "bg" => &BG,
-        "cs" => &CS,
-        "da" => &DA,
-        "el" => &EL,
-        "es" => &ES,
-        "fr" => &FR,
-        "hr" => &HR,
-        "hu" => &HU,
-        "it" => &IT,
-        "nl" => &NL,
-        "pl" => &PL,
-        "pt" => &PT,
-        "ro" => &RO,
-        "sk" => &SK,
-        "sl" => &SL,
-        "sv" => &SV,
-        "uk" => &UK,
-        _ => &EN,
-    })
+    Strings(tables(lang).0)
+}
+
+/// A lead-form validation message in the page's language, or `None` for a rule with no
+/// translation here (the caller then shows the English message).
+pub fn form_error(lang: &str, rule: Rule, label: &str) -> Option<String> {
+    let index = match rule {
+        Rule::Required => 0,
+        Rule::String => 1,
+        Rule::MaxChars(_) => 2,
+        Rule::Email => 3,
+        Rule::Format => 4,
+        Rule::Url
+        | Rule::Boolean
+        | Rule::Choice
+        | Rule::Integer
+        | Rule::Min(_)
+        | Rule::Array
+        | Rule::Object
+        | Rule::MaxItems(_)
+        | Rule::Other => return None,
+    };
+    let template = tables(lang).1[index];
+    // `{n}` first, so a label can never be mistaken for a placeholder.
+    let template = match rule {
+        Rule::MaxChars(n) => template.replace("{n}", &n.to_string()),
+        _ => template.to_string(),
+    };
+    Some(template.replace("{label}", label))
 }
 
 #[cfg(test)]
@@ -412,5 +627,101 @@ mod tests {
         }
         assert_eq!(seen.len(), 19);
         assert_eq!(strings("xx").get(Text::Send), "Send");
+    }
+
+    /// The label each rule is shown with on the lead form.
+    fn label(lang: &str, rule: Rule) -> &'static str {
+        let s = strings(lang);
+        match rule {
+            Rule::Email => s.get(Text::Email),
+            Rule::Format => s.get(Text::Phone),
+            Rule::MaxChars(_) => s.get(Text::Message),
+            _ => s.get(Text::Name),
+        }
+    }
+
+    const FORM_RULES: [Rule; 5] = [
+        Rule::Required,
+        Rule::String,
+        Rule::MaxChars(255),
+        Rule::Email,
+        Rule::Format,
+    ];
+
+    #[test]
+    fn every_language_has_its_own_new_texts_and_form_errors() {
+        for text in [Text::TooMany, Text::Unavailable] {
+            let mut seen = std::collections::HashSet::new();
+            for lang in LANGUAGES {
+                let value = strings(lang).get(text);
+                assert!(!value.trim().is_empty(), "{lang}");
+                seen.insert(value);
+            }
+            assert_eq!(seen.len(), 19);
+        }
+        for rule in FORM_RULES {
+            let mut seen = std::collections::HashSet::new();
+            for lang in LANGUAGES {
+                let label = label(lang, rule);
+                let message = form_error(lang, rule, label).expect("translated rule");
+                assert!(!message.trim().is_empty(), "{lang} {rule:?}");
+                assert!(message.contains(label), "{lang} {rule:?}: {message}");
+                assert!(!message.contains('{'), "{lang} {rule:?}: {message}");
+                seen.insert(message);
+            }
+            assert_eq!(seen.len(), 19, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn english_form_errors() {
+        let en = |rule| form_error("en", rule, "Name").unwrap();
+        assert_eq!(en(Rule::Required), "Name is required.");
+        assert_eq!(en(Rule::String), "Name must be text.");
+        assert_eq!(
+            en(Rule::MaxChars(255)),
+            "Name must not be longer than 255 characters."
+        );
+        assert_eq!(en(Rule::Email), "Name must be a valid email address.");
+        assert_eq!(en(Rule::Format), "Name has an invalid format.");
+        assert_eq!(
+            strings("en").get(Text::TooMany),
+            "You have already sent several messages. Please try again later."
+        );
+        assert_eq!(
+            strings("en").get(Text::Unavailable),
+            "Something went wrong. Please try again later."
+        );
+    }
+
+    #[test]
+    fn german_required_keeps_the_label() {
+        let message = form_error("de", Rule::Required, "E-Mail").unwrap();
+        assert!(message.contains("E-Mail"), "{message}");
+    }
+
+    #[test]
+    fn max_chars_shows_the_limit_everywhere() {
+        for lang in LANGUAGES {
+            let message = form_error(lang, Rule::MaxChars(255), "X").unwrap();
+            assert!(message.contains("255"), "{lang}: {message}");
+        }
+    }
+
+    #[test]
+    fn unknown_language_gives_english_and_other_rules_none() {
+        for rule in FORM_RULES {
+            assert_eq!(
+                form_error("xx", rule, "Email"),
+                form_error("en", rule, "Email")
+            );
+        }
+        assert_eq!(
+            strings("xx").get(Text::TooMany),
+            strings("en").get(Text::TooMany)
+        );
+        assert_eq!(form_error("de", Rule::Other, "Name"), None);
+        assert_eq!(form_error("en", Rule::Other, "Name"), None);
+        assert_eq!(form_error("fr", Rule::Url, "Nom"), None);
     }
 }

@@ -1,8 +1,10 @@
-//! Targets of `/c/{slug}/go/{type}` (product.md 1). Only `http`, `https`, `mailto` and
-//! `tel` targets are ever produced: a stored value that would lead anywhere else is no
-//! target at all.
+//! Targets of `/c/{slug}/go/{type}` (product.md 1, extensions.md 5). Only `http`,
+//! `https`, `mailto` and `tel` targets are ever produced, and each leaves as a valid ASCII
+//! URI: a stored value that would lead anywhere else is no target at all, and a social
+//! link that resolves to nothing is not shown on the page.
 
-use crate::domain::card::{Card, Platform};
+use crate::domain::card::{Card, Platform, SocialLink};
+use crate::domain::validation::is_email;
 use crate::domain::weburl::parse_http;
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
@@ -18,74 +20,141 @@ pub fn encode(s: &str) -> String {
     out
 }
 
-fn http(url: Option<&str>) -> Option<String> {
-    url.filter(|u| parse_http(u).is_some()).map(str::to_string)
+/// Percent-encodes what may not stand in a URI as is (non-ASCII bytes, controls, space),
+/// leaving its structure alone: `https://bücher.de/` -> `https://b%C3%BCcher.de/`.
+pub fn ascii_uri(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_graphic() {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
-/// A handle's profile URL on platforms whose URL scheme is stable and public.
-fn profile(platform: Platform, handle: &str) -> Option<String> {
-    let h = handle.trim().trim_start_matches('@');
-    if h.is_empty()
-        || !h
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+fn http(url: Option<&str>) -> Option<String> {
+    url.filter(|u| parse_http(u).is_some()).map(ascii_uri)
+}
+
+/// Every reserved character of the address is encoded, so it cannot add `?bcc=` or other
+/// header fields (RFC 6068); the `@` between local part and domain stays.
+fn mailto(email: &str) -> Option<String> {
+    let (local, domain) = email.rsplit_once('@').filter(|_| is_email(email))?;
+    Some(format!("mailto:{}@{}", encode(local), encode(domain)))
+}
+
+/// A leading `+` and the digits; `(0)` after a country code is a trunk prefix that is not
+/// dialled from abroad: `+49 (0) 711 123456-0` -> `tel:+497111234560`.
+fn tel(phone: &str) -> Option<String> {
+    let phone = phone.trim();
+    let international = phone.starts_with('+');
+    let number = if international {
+        phone.replacen("(0)", "", 1)
+    } else {
+        phone.to_string()
+    };
+    let digits: String = number.chars().filter(char::is_ascii_digit).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "tel:{}{digits}",
+        if international { "+" } else { "" }
+    ))
+}
+
+/// The digits of a phone number written as a handle (`+49 30 123456`), with at least six
+/// of them and nothing but digits, spaces and `+ - ( ) .`.
+fn phone_digits(handle: &str) -> Option<String> {
+    let rest = handle.strip_prefix('+').unwrap_or(handle);
+    if !rest
+        .chars()
+        .all(|c| c.is_ascii_digit() || " -().".contains(c))
     {
         return None;
     }
-    let url = match platform {
-        Platform::Linkedin => format!("https://www.linkedin.com/in/{h}"),
-        Platform::Xing => format!("https://www.xing.com/profile/{h}"),
-        Platform::X => format!("https://x.com/{h}"),
-        Platform::Facebook => format!("https://www.facebook.com/{h}"),
-        Platform::Instagram => format!("https://www.instagram.com/{h}"),
-        Platform::Youtube => format!("https://www.youtube.com/@{h}"),
-        Platform::Tiktok => format!("https://www.tiktok.com/@{h}"),
-        Platform::Github => format!("https://github.com/{h}"),
-        Platform::Gitlab => format!("https://gitlab.com/{h}"),
-        Platform::Behance => format!("https://www.behance.net/{h}"),
-        Platform::Dribbble => format!("https://dribbble.com/{h}"),
-        Platform::Pinterest => format!("https://www.pinterest.com/{h}"),
-        Platform::Snapchat => format!("https://www.snapchat.com/add/{h}"),
-        Platform::Threads => format!("https://www.threads.net/@{h}"),
-        Platform::Bluesky => format!("https://bsky.app/profile/{h}"),
-        Platform::Telegram => format!("https://t.me/{h}"),
-        Platform::Twitch => format!("https://www.twitch.tv/{h}"),
-        Platform::Soundcloud => format!("https://soundcloud.com/{h}"),
-        Platform::Vimeo => format!("https://vimeo.com/{h}"),
-        Platform::Medium => format!("https://medium.com/@{h}"),
-        Platform::Whatsapp => {
-            let digits: String = h.chars().filter(char::is_ascii_digit).collect();
-            if digits.len() < 6 || digits.len() != h.trim_start_matches('+').len() {
-                return None;
-            }
-            format!("https://wa.me/{digits}")
+    let digits: String = rest.chars().filter(char::is_ascii_digit).collect();
+    (digits.len() >= 6).then_some(digits)
+}
+
+/// A user name as most platforms allow it in profile URLs.
+fn username(handle: &str) -> Option<&str> {
+    let h = handle.trim_start_matches('@');
+    let ok = !h.is_empty()
+        && h.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+    ok.then_some(h)
+}
+
+/// A handle's profile URL on platforms that have one; `None` where a handle leads nowhere
+/// on the web (Skype names, Discord user names, `other`).
+fn profile(platform: Platform, handle: &str) -> Option<String> {
+    let h = handle.trim();
+    let user = |prefix: &str| username(h).map(|u| format!("{prefix}{u}"));
+    match platform {
+        Platform::Linkedin => user("https://www.linkedin.com/in/"),
+        Platform::Xing => user("https://www.xing.com/profile/"),
+        Platform::X => user("https://x.com/"),
+        Platform::Facebook => user("https://www.facebook.com/"),
+        Platform::Instagram => user("https://www.instagram.com/"),
+        Platform::Youtube => user("https://www.youtube.com/@"),
+        Platform::Tiktok => user("https://www.tiktok.com/@"),
+        Platform::Github => user("https://github.com/"),
+        Platform::Gitlab => user("https://gitlab.com/"),
+        Platform::Behance => user("https://www.behance.net/"),
+        Platform::Dribbble => user("https://dribbble.com/"),
+        Platform::Pinterest => user("https://www.pinterest.com/"),
+        Platform::Snapchat => user("https://www.snapchat.com/add/"),
+        Platform::Threads => user("https://www.threads.net/@"),
+        Platform::Bluesky => user("https://bsky.app/profile/"),
+        Platform::Twitch => user("https://www.twitch.tv/"),
+        Platform::Soundcloud => user("https://soundcloud.com/"),
+        Platform::Vimeo => user("https://vimeo.com/"),
+        Platform::Medium => user("https://medium.com/@"),
+        Platform::Spotify => user("https://open.spotify.com/user/"),
+        Platform::Telegram => match phone_digits(h).filter(|_| h.starts_with('+')) {
+            Some(digits) => Some(format!("https://t.me/+{digits}")),
+            None => user("https://t.me/"),
+        },
+        Platform::Whatsapp => phone_digits(h).map(|d| format!("https://wa.me/{d}")),
+        Platform::Signal => phone_digits(h)
+            .filter(|_| h.starts_with('+'))
+            .map(|d| format!("https://signal.me/#p/+{d}")),
+        // `@user@example.social` or `user@example.social` lives at `https://example.social/@user`.
+        Platform::Mastodon => {
+            let (name, host) = h.trim_start_matches('@').split_once('@')?;
+            let home = format!("https://{host}");
+            parse_http(&home)?;
+            username(name).map(|u| format!("{home}/@{u}"))
         }
-        _ => return None,
-    };
-    Some(url)
+        // Discord links users by their numeric id only.
+        Platform::Discord => {
+            (h.len() >= 17 && h.len() <= 20 && h.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| format!("https://discord.com/users/{h}"))
+        }
+        // A bare host (`example.com/about`) is the site itself.
+        Platform::Website => http(Some(&format!("https://{h}"))),
+        Platform::Skype | Platform::Other => None,
+    }
+}
+
+/// Where a social link leads, or `None` when it leads nowhere a browser can go.
+pub fn social_url(link: &SocialLink) -> Option<String> {
+    let lower = link.url.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        http(Some(&link.url))
+    } else {
+        profile(link.platform, &link.url)
+    }
 }
 
 /// The redirect target for a click type, or `None` (404) for an unknown type or empty value.
 pub fn target(card: &Card, kind: &str) -> Option<String> {
     match kind {
-        "email" => card
-            .email
-            .as_deref()
-            .filter(|e| crate::domain::validation::is_email(e))
-            .map(|e| format!("mailto:{e}")),
-        "phone" => {
-            let phone = card.phone.as_deref()?;
-            let digits: String = phone.chars().filter(char::is_ascii_digit).collect();
-            if digits.is_empty() {
-                return None;
-            }
-            let plus = if phone.trim_start().starts_with('+') {
-                "+"
-            } else {
-                ""
-            };
-            Some(format!("tel:{plus}{digits}"))
-        }
+        "email" => card.email.as_deref().and_then(mailto),
+        "phone" => card.phone.as_deref().and_then(tel),
         "website" => http(card.website.as_deref()),
         "booking" => http(card.booking_url.as_deref()),
         "video" => http(card.video_url.as_deref()),
@@ -101,14 +170,10 @@ pub fn target(card: &Card, kind: &str) -> Option<String> {
             }),
         _ => {
             let platform = Platform::parse(kind.strip_prefix("social_")?)?;
-            let links = card.social_links();
-            let url = &links.iter().find(|l| l.platform == platform)?.url;
-            let lower = url.to_ascii_lowercase();
-            if lower.starts_with("http://") || lower.starts_with("https://") {
-                http(Some(url))
-            } else {
-                profile(platform, url)
-            }
+            card.social_links()
+                .iter()
+                .filter(|l| l.platform == platform)
+                .find_map(social_url)
         }
     }
 }
@@ -161,14 +226,115 @@ pub mod tests {
         );
         assert_eq!(target(&c, "social_other"), None);
         assert_eq!(
-            target(&c, "social_whatsapp"),
-            None,
-            "spaces are not a wa.me number"
+            target(&c, "social_whatsapp").as_deref(),
+            Some("https://wa.me/49301234"),
+            "a number written with spaces is still a number"
         );
         assert_eq!(
             target(&c, "social_telegram").as_deref(),
             Some("https://t.me/ada_l")
         );
         assert_eq!(target(&c, "social_facebook"), None);
+    }
+
+    #[test]
+    fn links_leave_as_ascii_uris() {
+        let mut c = card("[]");
+        c.email = Some("victim?bcc=attacker%40evil.example&x@example.com".into());
+        assert!(
+            is_email(c.email.as_deref().unwrap()),
+            "it passes validation"
+        );
+        assert_eq!(
+            target(&c, "email").as_deref(),
+            Some("mailto:victim%3Fbcc%3Dattacker%2540evil.example%26x@example.com")
+        );
+        c.email = Some("jürgen@bücher.de".into());
+        assert_eq!(
+            target(&c, "email").as_deref(),
+            Some("mailto:j%C3%BCrgen@b%C3%BCcher.de")
+        );
+        c.website = Some("https://bücher.de/straße?q=1".into());
+        assert_eq!(
+            target(&c, "website").as_deref(),
+            Some("https://b%C3%BCcher.de/stra%C3%9Fe?q=1")
+        );
+    }
+
+    #[test]
+    fn phone_numbers_dial_as_written_abroad() {
+        let mut c = card("[]");
+        for (written, dialled) in [
+            ("+49 (0) 711 123456-0", Some("tel:+497111234560")),
+            ("+44 (0)20 7946 0958", Some("tel:+442079460958")),
+            ("(030) 123 456", Some("tel:030123456")),
+            ("+1 (212) 555-0100", Some("tel:+12125550100")),
+            ("()", None),
+        ] {
+            c.phone = Some(written.into());
+            assert_eq!(target(&c, "phone").as_deref(), dialled, "{written}");
+        }
+    }
+
+    #[test]
+    fn handles_resolve_where_the_platform_has_profile_urls() {
+        let link = |platform: &str, url: &str| SocialLink {
+            platform: Platform::parse(platform).unwrap(),
+            url: url.into(),
+            label: None,
+        };
+        for (platform, handle, url) in [
+            ("whatsapp", "+4930123456", Some("https://wa.me/4930123456")),
+            ("whatsapp", "call me", None),
+            (
+                "mastodon",
+                "@ada@social.example",
+                Some("https://social.example/@ada"),
+            ),
+            ("mastodon", "ada", None),
+            (
+                "signal",
+                "+4930123456",
+                Some("https://signal.me/#p/+4930123456"),
+            ),
+            ("signal", "ada", None),
+            ("telegram", "+4930123456", Some("https://t.me/+4930123456")),
+            ("spotify", "ada", Some("https://open.spotify.com/user/ada")),
+            ("discord", "ada", None),
+            (
+                "discord",
+                "123456789012345678",
+                Some("https://discord.com/users/123456789012345678"),
+            ),
+            ("skype", "live:ada", None),
+            (
+                "website",
+                "ada.example/about",
+                Some("https://ada.example/about"),
+            ),
+            ("website", "not a host", None),
+            ("other", "ada", None),
+            ("other", "https://ada.example", Some("https://ada.example")),
+            ("x", "javascript:alert(1)", None),
+        ] {
+            assert_eq!(
+                social_url(&link(platform, handle)).as_deref(),
+                url,
+                "{platform} {handle}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_platform_leads_to_its_first_link_that_resolves() {
+        let c = card(
+            r#"[{"platform":"skype","url":"live:ada"},{"platform":"website","url":"bad host!"},
+                {"platform":"website","url":"ada.example"}]"#,
+        );
+        assert_eq!(target(&c, "social_skype"), None);
+        assert_eq!(
+            target(&c, "social_website").as_deref(),
+            Some("https://ada.example")
+        );
     }
 }

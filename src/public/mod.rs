@@ -8,22 +8,24 @@ pub mod page;
 pub mod tracking;
 pub mod vcard;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use worker::{Headers, Request, Response};
 
 use crate::domain::card::Card;
 use crate::domain::lang::{available_languages, is_language};
 use crate::domain::lead::{source, validate_lead};
 use crate::domain::slug::is_valid_slug;
-use crate::domain::weburl::form_pairs;
+use crate::domain::throttle::{address_key, Limit, Span, Verdict, DAY_MS, HOUR_MS};
+use crate::domain::weburl::{form_pairs, parse_http};
+use crate::durable::throttle::client as throttle;
 use crate::http::body::{parse_object, MAX_BODY_BYTES};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::{method, query};
+use crate::http::params::{client_address, method, query};
 use crate::http::response::json_response;
 use crate::http::App;
 use crate::store::{cards, leads};
-use i18n::Text;
-use page::FormState;
+use i18n::{strings, Text};
+use page::{Form, FormState};
 
 /// No scripts, no external resources, no framing; forms post only to this origin.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
@@ -54,10 +56,14 @@ fn not_found(lang: &str) -> Response {
     html(404, page::message_page(lang, "404", Text::NotFound, true))
 }
 
-fn redirect(location: &str) -> Response {
+/// A 302 to a link target or a 303 after a form post. `Location` carries ASCII only.
+fn redirect(status: u16, location: &str) -> Response {
     let h = headers("text/plain; charset=utf-8");
-    let _ = h.set("Location", location);
-    Response::builder().with_status(302).with_headers(h).empty()
+    let _ = h.set("Location", &links::ascii_uri(location));
+    Response::builder()
+        .with_status(status)
+        .with_headers(h)
+        .empty()
 }
 
 /// The page language: `?lang=` when the card is published in it, else the card's own.
@@ -74,12 +80,15 @@ fn page_lang(card: &Card, requested: Option<&str>) -> String {
     }
 }
 
+/// A card the public may see, as its account's current features let it be shown.
 async fn live_card(app: &App, slug: &str) -> ApiResult<Option<Card>> {
     if !is_valid_slug(slug) {
         return Ok(None);
     }
-    let card = cards::by_slug(&app.db()?, slug).await?;
-    Ok(card.filter(|c| c.is_live(app.now_ms)))
+    let found = cards::by_slug(&app.db()?, slug).await?;
+    Ok(found
+        .map(|(card, features)| card.effective(features))
+        .filter(|c| c.is_live(app.now_ms)))
 }
 
 pub async fn handle(app: &App, req: Request, segments: &[&str]) -> Response {
@@ -92,6 +101,8 @@ pub async fn handle(app: &App, req: Request, segments: &[&str]) -> Response {
         Err(
             e @ (ApiError::Validation(_)
             | ApiError::PayloadTooLarge
+            | ApiError::UnsupportedMediaType
+            | ApiError::CrossSite
             | ApiError::MethodNotAllowed(_)),
         ) => e.into_response(),
         Err(e) => {
@@ -100,7 +111,7 @@ pub async fn handle(app: &App, req: Request, segments: &[&str]) -> Response {
             }
             html(
                 500,
-                page::message_page(fallback, "500", Text::NotFound, true),
+                page::message_page(fallback, "500", Text::Unavailable, true),
             )
         }
     }
@@ -119,7 +130,11 @@ async fn serve(
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let q = query(&req);
             let lang = page_lang(&card, requested);
-            tracking::record_view(app, card.account_id, card.id, &req);
+            // The landing of a form post's 303 is not a new visit.
+            let sent = q.contains_key(SENT);
+            if !sent {
+                tracking::record_view(app, card.account_id, card.id, &req);
+            }
             Ok(html(
                 200,
                 page::card_page(
@@ -127,7 +142,7 @@ async fn serve(
                     &lang,
                     &card.public_url(&app.base_url),
                     q.get("src").map(String::as_str),
-                    None,
+                    if sent { Form::Sent } else { Form::Blank },
                 ),
             ))
         }
@@ -147,7 +162,7 @@ async fn serve(
             let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let target = links::target(&card, kind).ok_or(ApiError::NotFound)?;
             tracking::record_click(app, card.account_id, card.id, kind, &req);
-            Ok(redirect(&target))
+            Ok(redirect(302, &target))
         }
         [_, "leads"] if method == "POST" => lead(app, req, segments[0], requested).await,
         [_] | [_, "vcard"] | [_, "go", _] => Err(ApiError::MethodNotAllowed("GET, HEAD")),
@@ -156,62 +171,106 @@ async fn serve(
     }
 }
 
-/// The lead form: JSON in, JSON out; a form post gets pages back.
+/// The query parameter of the page a successful form post is sent back to.
+const SENT: &str = "sent";
+
+/// How a lead post was made: JSON clients get JSON, browsers' form posts get pages.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Poster {
+    Json,
+    Form,
+}
+
+/// The body's kind, or 415 for anything else: a `text/plain` form is how a cross-site
+/// page posts without a preflight.
+fn poster(req: &Request) -> ApiResult<Poster> {
+    let content_type = req
+        .headers()
+        .get("Content-Type")
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if media == "application/json" || media.ends_with("+json") {
+        Ok(Poster::Json)
+    } else if media == "application/x-www-form-urlencoded" {
+        Ok(Poster::Form)
+    } else {
+        Err(ApiError::UnsupportedMediaType)
+    }
+}
+
+/// Browsers say where a post comes from: a form on another site may not post here.
+fn same_site(req: &Request) -> bool {
+    let header = |name: &str| req.headers().get(name).ok().flatten();
+    if let Some(site) = header("Sec-Fetch-Site") {
+        return matches!(site.as_str(), "same-origin" | "same-site" | "none");
+    }
+    let own = parse_http(&req.inner().url()).map(|u| u.origin());
+    match header("Origin") {
+        // Clients that are not browsers send no Origin.
+        None => true,
+        Some(origin) => own.is_some_and(|own| own.eq_ignore_ascii_case(&origin)),
+    }
+}
+
+/// The lead form (extensions.md 5): limited per visitor and per card; JSON in, JSON out;
+/// a form post is answered with a 303 back to the card page, so a reload does not post
+/// again.
 async fn lead(
     app: &App,
     mut req: Request,
     slug: &str,
     requested: Option<&str>,
 ) -> ApiResult<Response> {
-    let is_json = req
-        .headers()
-        .get("Content-Type")
-        .ok()
-        .flatten()
-        .is_some_and(|c| c.to_ascii_lowercase().contains("json"));
-    let card = live_card(app, slug).await?.filter(|c| c.show_lead_form);
-    let Some(card) = card else {
+    let poster = poster(&req)?;
+    if poster == Poster::Form && !same_site(&req) {
+        return Err(ApiError::CrossSite);
+    }
+    let Some(card) = live_card(app, slug).await?.filter(|c| c.show_lead_form) else {
         // JSON clients get the API's JSON 404, people the HTML page.
-        return if is_json {
-            Ok(ApiError::NotFound.into_response())
-        } else {
-            Err(ApiError::NotFound)
+        return match poster {
+            Poster::Json => Ok(ApiError::NotFound.into_response()),
+            Poster::Form => Err(ApiError::NotFound),
         };
     };
     let bytes = req.bytes().await?;
     if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::PayloadTooLarge);
     }
-    let body: Map<String, Value> = if is_json {
-        parse_object(&bytes)?
-    } else {
-        form_pairs(&String::from_utf8_lossy(&bytes))
+    let body: Map<String, Value> = match poster {
+        Poster::Json => parse_object(&bytes)?,
+        Poster::Form => form_pairs(&String::from_utf8_lossy(&bytes))
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
-            .collect()
+            .collect(),
     };
     let field = |k: &str| body.get(k).and_then(Value::as_str).map(str::to_string);
     let q = query(&req);
     let src = field("src").or_else(|| q.get("src").cloned());
     let lang = page_lang(&card, field("lang").as_deref().or(requested));
-    let thanks = || {
-        html(
-            200,
-            page::message_page(&lang, &card.title, Text::Thanks, card.show_branding),
-        )
+    let thanks = || match poster {
+        Poster::Json => json_response(
+            201,
+            &json!({"data": {"message": strings(&lang).get(Text::Thanks)}}),
+        ),
+        Poster::Form => {
+            let mut back = format!("/c/{}?{SENT}=1", card.slug);
+            if lang != card.language {
+                back.push_str(&format!("&lang={lang}"));
+            }
+            redirect(303, &back)
+        }
     };
 
     // Honeypot filled: a bot. Answer as for a person, store nothing.
     if field("company_website").is_some_and(|v| !v.trim().is_empty()) {
-        return Ok(if is_json {
-            json_response(202, &serde_json::json!({"message": "Thank you."}))
-        } else {
-            thanks()
-        });
+        return Ok(thanks());
     }
     let input = match validate_lead(&body) {
         Ok(input) => input,
-        Err(errors) if is_json => return Err(ApiError::Validation(errors)),
+        Err(errors) if poster == Poster::Json => return Err(ApiError::Validation(errors)),
         Err(errors) => {
             let form = FormState {
                 name: field("name").unwrap_or_default(),
@@ -225,12 +284,30 @@ async fn lead(
                 &lang,
                 &card.public_url(&app.base_url),
                 src.as_deref(),
-                Some(&form),
+                Form::Invalid(&form),
             );
             return Ok(html(422, page));
         }
     };
-    let row = leads::create(
+    let verdict = admit(app, &req, card.id).await;
+    if !verdict.allowed {
+        let refused = ApiError::TooManyRequests {
+            retry_after: verdict.retry_after,
+        };
+        return Ok(match poster {
+            Poster::Json => refused.into_response(),
+            Poster::Form => {
+                let page =
+                    page::message_page(&lang, &card.title, Text::TooMany, card.show_branding);
+                let resp = html(429, page);
+                let _ = resp
+                    .headers()
+                    .set("Retry-After", &verdict.retry_after.to_string());
+                resp
+            }
+        });
+    }
+    leads::create(
         &app.db()?,
         card.account_id,
         card.id,
@@ -240,11 +317,40 @@ async fn lead(
     )
     .await?
     .ok_or_else(|| ApiError::Internal("lead insert returned no row".into()))?;
-    Ok(if is_json {
-        json_response(201, &serde_json::json!({"data": row.view(None)}))
-    } else {
-        thanks()
-    })
+    Ok(thanks())
+}
+
+/// A worker var as a limit; unset or unreadable is the default of extensions.md 5.
+fn limit_var(app: &App, name: &str, default: u32) -> u32 {
+    app.var(name)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+/// Takes a slot of the visitor's hourly and the card's daily lead budget. If the throttle
+/// cannot be reached the lead is taken (logged): losing a real lead is worse than a burst.
+async fn admit(app: &App, req: &Request, card_id: i64) -> Verdict {
+    let salt = app.secret("VISITOR_SALT").unwrap_or_default();
+    let visitor = address_key(&salt, &client_address(req));
+    let limits = vec![
+        Limit {
+            bucket: format!("visitor:{visitor}"),
+            max: limit_var(app, "LEADS_PER_VISITOR_PER_HOUR", 5),
+            span: Span::Rolling(HOUR_MS),
+        },
+        Limit {
+            bucket: "card".into(),
+            max: limit_var(app, "LEADS_PER_CARD_PER_DAY", 1000),
+            span: Span::Calendar(DAY_MS),
+        },
+    ];
+    match throttle::take(&app.env, &throttle::lead_object(card_id), limits).await {
+        Ok(verdict) => verdict,
+        Err(e) => {
+            worker::console_error!("lead throttle unavailable, admitting the lead: {e}");
+            Verdict::ALLOWED
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::html::Html;
-use super::i18n::{strings, Strings, Text};
+use super::i18n::{form_error, strings, Strings, Text};
+use super::links::social_url;
 use crate::domain::card::{Card, SocialLink};
 use crate::domain::validation::FieldErrors;
 
@@ -19,7 +20,8 @@ text-decoration:none;border:0;font:inherit;width:100%}.actions a{background:#e5e
 form{margin-top:1.5rem}label{display:block;margin:.6rem 0 .2rem;font-weight:600}input,textarea\
 {width:100%;padding:.6rem;border:1px solid #d1d5db;border-radius:.5rem;font:inherit}.err{color:#b91c1c;\
 margin:.2rem 0}.hp{position:absolute;left:-10000px}footer{text-align:center;color:#6b7280;\
-font-size:.8rem;margin-top:1rem}.ok{font-size:1.2rem}";
+font-size:.8rem;margin-top:1rem}.ok{font-size:1.2rem}.notice{background:#ecfdf5;color:#065f46;border-radius:.6rem;\
+padding:.75rem 1rem;margin:0 0 1rem}";
 
 /// Hidden from people, filled in by form-spamming bots.
 const HONEYPOT: &str = "<div class=\"hp\" aria-hidden=\"true\"><label for=\"company_website\">\
@@ -154,7 +156,8 @@ fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
     let mut shown: Vec<(&'static str, String)> = Vec::new();
     for link in links {
         let p = link.platform.as_str();
-        if shown.iter().any(|(seen, _)| *seen == p) {
+        // Only links that lead somewhere: `/go/social_<platform>` takes the first of these.
+        if shown.iter().any(|(seen, _)| *seen == p) || social_url(link).is_none() {
             continue;
         }
         let label = link
@@ -168,13 +171,24 @@ fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
     shown
 }
 
+/// The state of the lead form on a card page.
+#[derive(Debug, Clone, Copy)]
+pub enum Form<'a> {
+    /// As a visitor first sees it.
+    Blank,
+    /// After a successful post (the 303 lands here): a thank-you notice above the card.
+    Sent,
+    /// After a post that failed validation: the values and their errors.
+    Invalid(&'a FormState),
+}
+
 /// The card page. `src` is carried into the lead form so leads keep their source.
 pub fn card_page(
     card: &Card,
     lang: &str,
     public_url: &str,
     src: Option<&str>,
-    form: Option<&FormState>,
+    form: Form<'_>,
 ) -> String {
     let v = Shown::of(card, lang);
     let s = strings(lang);
@@ -187,6 +201,13 @@ pub fn card_page(
         public_url,
         v.indexable,
     );
+    if let Form::Sent = form {
+        h.element(
+            "p",
+            &[("class", "notice"), ("role", "status")],
+            s.get(Text::Thanks),
+        );
+    }
     h.raw("<article class=\"card\">");
     header(&mut h, &v);
     actions(&mut h, &s, &v);
@@ -199,7 +220,11 @@ pub fn card_page(
     );
     if v.lead_form {
         let empty = FormState::default();
-        lead_form(&mut h, &s, &v.base, lang, src, form.unwrap_or(&empty));
+        let state = match form {
+            Form::Invalid(state) => state,
+            Form::Blank | Form::Sent => &empty,
+        };
+        lead_form(&mut h, &s, &v.base, lang, src, state);
     }
     h.raw("</article>");
     footer(&mut h, v.branding.then_some(&s));
@@ -298,14 +323,23 @@ fn lead_form(h: &mut Html, s: &Strings, base: &str, lang: &str, src: Option<&str
             s.get(Text::FixErrors),
         );
     }
-    let errors = f.errors.to_json();
     for (label, name, kind, value) in [
         (Text::Name, "name", "text", &f.name),
         (Text::Email, "email", "email", &f.email),
         (Text::Phone, "phone", "tel", &f.phone),
         (Text::Message, "message", "textarea", &f.message),
     ] {
-        field(h, s.get(label), name, kind, value, &errors);
+        // Worded in the page's language; a rule with no translation keeps its English.
+        let label = s.get(label);
+        let errors: Vec<String> = f
+            .errors
+            .of(name)
+            .iter()
+            .map(|(rule, english)| {
+                form_error(lang, *rule, label).unwrap_or_else(|| english.clone())
+            })
+            .collect();
+        field(h, label, name, kind, value, &errors);
     }
     h.raw(HONEYPOT);
     if let Some(src) = src {
@@ -330,7 +364,7 @@ fn field(
     name: &'static str,
     kind: &'static str,
     value: &str,
-    errors: &Value,
+    errors: &[String],
 ) {
     h.element("label", &[("for", name)], label);
     if kind == "textarea" {
@@ -350,10 +384,8 @@ fn field(
             ],
         );
     }
-    if let Some(messages) = errors.get(name).and_then(Value::as_array) {
-        for m in messages.iter().filter_map(Value::as_str) {
-            h.element("p", &[("class", "err")], m);
-        }
+    for m in errors {
+        h.element("p", &[("class", "err")], m);
     }
 }
 
@@ -394,7 +426,7 @@ mod tests {
             "en",
             "https://x.example/c/ada",
             Some(HOSTILE),
-            Some(&form),
+            Form::Invalid(&form),
         );
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
@@ -406,7 +438,7 @@ mod tests {
     fn lang_slug_and_message_title_are_escaped_too() {
         let mut c = card("[{\"platform\":\"x\",\"url\":\"a\"}]");
         c.slug = HOSTILE.into();
-        let html = card_page(&c, HOSTILE, "u", None, None);
+        let html = card_page(&c, HOSTILE, "u", None, Form::Blank);
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
         assert!(html.contains("<html lang=\"&lt;script&gt;"));
@@ -419,7 +451,7 @@ mod tests {
     #[test]
     fn form_branding_and_robots_follow_the_card() {
         let mut c = card("[]");
-        let html = card_page(&c, "de", "u", None, None);
+        let html = card_page(&c, "de", "u", None, Form::Blank);
         assert!(html.contains("<html lang=\"de\">"));
         assert!(html.contains("Kontakt speichern"));
         assert!(html.contains("<form method=\"post\" action=\"/c/ada/leads\">"));
@@ -428,7 +460,7 @@ mod tests {
         c.show_lead_form = false;
         c.show_branding = false;
         c.seo_indexable = false;
-        let html = card_page(&c, "en", "u", None, None);
+        let html = card_page(&c, "en", "u", None, Form::Blank);
         assert!(!html.contains("<form"));
         assert!(!html.contains("<footer>"));
         assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
@@ -440,8 +472,8 @@ mod tests {
         c.bio = Some("Hello".into());
         c.translations =
             serde_json::value::RawValue::from_string(r#"{"fr":{"bio":"Bonjour"}}"#.into()).unwrap();
-        assert!(card_page(&c, "fr", "u", None, None).contains("Bonjour"));
-        assert!(card_page(&c, "en", "u", None, None).contains("Hello"));
+        assert!(card_page(&c, "fr", "u", None, Form::Blank).contains("Bonjour"));
+        assert!(card_page(&c, "en", "u", None, Form::Blank).contains("Hello"));
     }
 
     /// The whole page of a rich card with a failed lead post, as the renderer before `Html`
@@ -539,7 +571,7 @@ mod tests {
             "de",
             "https://x.example/c/ada-l",
             Some("qr"),
-            Some(&form),
+            Form::Invalid(&form),
         );
         assert_eq!(html, expected);
     }

@@ -6,11 +6,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use worker::{D1Database, Result};
 
+use super::accounts::AccountRow;
 use super::leads::lead_columns;
 use super::{batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
-use crate::domain::lead::Lead;
+use crate::domain::lead::{Lead, LEADS_ON_CARD};
 use crate::domain::pagination::Page;
+use crate::domain::plan::Features;
 
 /// A card row as D1 returns it: booleans are 0/1, timestamps Unix milliseconds, the
 /// free-form objects JSON text.
@@ -175,7 +177,7 @@ pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<C
     Ok((cards.into_iter().map(CardRow::decode).collect(), total))
 }
 
-/// The card and all its leads, newest first, in one round trip.
+/// The card and its newest leads (at most [`LEADS_ON_CARD`]), in one round trip.
 pub fn get_with_leads_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     vec![
         Stmt::new(
@@ -188,10 +190,10 @@ pub fn get_with_leads_sql(account_id: i64, id: i64) -> Vec<Stmt> {
         Stmt::new(
             format!(
                 "SELECT {} FROM leads WHERE card_id = ?1 AND account_id = ?2 \
-                 ORDER BY created_at DESC, id DESC",
+                 ORDER BY created_at DESC, id DESC LIMIT ?3",
                 lead_columns()
             ),
-            vec![id.into(), account_id.into()],
+            vec![id.into(), account_id.into(), LEADS_ON_CARD.into()],
         ),
     ]
 }
@@ -221,17 +223,34 @@ pub async fn exists(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
     Ok(row.is_some_and(|c| c.n > 0))
 }
 
-/// Public pages look cards up by slug across accounts: slugs are unique service-wide.
-pub fn by_slug_sql(slug: &str) -> Stmt {
-    Stmt::new(
-        format!("SELECT {} FROM cards WHERE slug = ?1", card_columns()),
-        vec![slug.into()],
-    )
+/// Public pages look cards up by slug across accounts (slugs are unique service-wide),
+/// with the owning account, whose current features decide what the page shows.
+pub fn by_slug_sql(slug: &str) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            format!("SELECT {} FROM cards WHERE slug = ?1", card_columns()),
+            vec![slug.into()],
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM cards c JOIN accounts a ON a.id = c.account_id \
+                 WHERE c.slug = ?1",
+                columns_of::<AccountRow>("a.")
+            ),
+            vec![slug.into()],
+        ),
+    ]
 }
 
-pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<Card>> {
-    let row: Option<CardRow> = first(db, by_slug_sql(slug)).await?;
-    Ok(row.map(CardRow::decode))
+/// The card and its account's current features, in one round trip.
+pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<(Card, Features)>> {
+    let results = batch(db, by_slug_sql(slug)).await?;
+    let card = rows::<CardRow>(&results, 0)?.into_iter().next();
+    let account = rows::<AccountRow>(&results, 1)?.into_iter().next();
+    Ok(card.zip(account).map(|(card, account)| {
+        let account = account.decode();
+        (card.decode(), account.overrides.effective(account.plan).0)
+    }))
 }
 
 pub enum Created {

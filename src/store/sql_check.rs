@@ -267,8 +267,15 @@ fn every_statement_runs_against_the_migrated_schema() {
     assert_eq!(decode::<CardRow>("cards::list_sql", page).len(), 2);
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
-    let rows = db.exec("cards::by_slug_sql", &cards::by_slug_sql("ada-lovelace"));
-    assert_eq!(one::<CardRow>("cards::by_slug_sql", rows).id, card.id);
+    let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(
+        db.batch("cards::by_slug_sql", &cards::by_slug_sql("ada-lovelace")),
+    )
+    .expect("two statements");
+    assert_eq!(one::<CardRow>("cards::by_slug_sql", card_rows).id, card.id);
+    assert_eq!(
+        one::<AccountRow>("cards::by_slug_sql", account_rows).id,
+        acc
+    );
 
     // Leads.
     let lead = LeadInput {

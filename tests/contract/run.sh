@@ -36,7 +36,7 @@ CI=true "$wrangler" d1 migrations apply DB --local --persist-to "$state" >/dev/n
 # The limit is raised so schemathesis measures the API, not the limiter (tested in e2e).
 setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --inspector-port "$inspector" \
   --persist-to "$state" --show-interactive-dev-session=false \
-  --var "ADMIN_TOKEN:$admin" --var VISITOR_SALT:contract --var RATE_LIMIT_PER_MINUTE:1000000 \
+  --var "ADMIN_TOKEN:$admin" --var VISITOR_SALT:contract --var TOKEN_PEPPER:contract --var RATE_LIMIT_PER_MINUTE:1000000 \
   >"$state/wrangler.log" 2>&1 </dev/null &
 pid=$!
 base=http://127.0.0.1:$port

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
+/// The key of the tokens' checksum in every test server.
+pub const TOKEN_PEPPER: &str = "e2e-token-pepper";
 
 pub struct Server {
     pub base: String,
@@ -129,6 +131,8 @@ impl Server {
             free_port().to_string(),
             "--var".into(),
             "VISITOR_SALT:e2e-salt".into(),
+            "--var".into(),
+            format!("TOKEN_PEPPER:{TOKEN_PEPPER}"),
         ];
         let has_admin = vars.iter().any(|(k, _)| k == "ADMIN_TOKEN");
         if !has_admin {

@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod abuse;
 mod admin;
 mod analytics;
 mod auth;

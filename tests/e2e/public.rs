@@ -1,7 +1,8 @@
 //! Public card surface (product.md 4): pages, vCards, click redirects, the lead form.
 
 use cardapi::domain::lang::LANGUAGES;
-use cardapi::public::i18n::{strings, Text};
+use cardapi::domain::validation::Rule;
+use cardapi::public::i18n::{form_error, strings, Text};
 use serde_json::{json, Value};
 
 use crate::harness::{call, server, Resp, Tenant};
@@ -306,19 +307,30 @@ fn lead_form_posts_store_leads_with_their_source() {
         &format!("/c/{slug}/leads"),
         "name=Grace+Hopper&email=grace%40example.com&phone=%2B1+555&message=Hello%21&src=qr",
     );
-    assert_html(&r, 200);
-    assert!(r.body.contains(strings("en").get(Text::Thanks)));
+    // 303 back to the page (extensions.md 5): a reload of what the browser shows then is a
+    // GET, which posts nothing again.
+    assert_eq!(r.status, 303, "{}", r.body);
+    let back = r.header("location").expect("Location").to_string();
+    assert_eq!(back, format!("/c/{slug}?sent=1"));
+    let page = get(&back);
+    assert_html(&page, 200);
+    assert!(page.body.contains(strings("en").get(Text::Thanks)));
+    assert!(page.body.contains("role=\"status\""));
     let r = post_json(
         &format!("/c/{slug}/leads"),
         &json!({"name": "Alan", "email": "alan@example.com"}),
     );
     assert_eq!(r.status, 201, "{}", r.body);
-    let lead = r.json()["data"].clone();
-    assert_eq!(lead["source"], "lead_form");
-    assert_eq!(lead["card_id"], id);
+    // The visitor learns nothing of the stored lead, its id included.
+    assert_eq!(
+        r.json(),
+        json!({"data": {"message": strings("en").get(Text::Thanks)}})
+    );
     let list = t.get(&format!("/leads?card_id={id}")).json();
     assert_eq!(list["meta"]["total"], 2);
     assert_eq!(list["data"][0]["name"], "Alan");
+    assert_eq!(list["data"][0]["source"], "lead_form");
+    assert_eq!(list["data"][0]["card_id"], id);
     assert_eq!(list["data"][1]["name"], "Grace Hopper");
     assert_eq!(list["data"][1]["source"], "qr");
     assert_eq!(list["data"][1]["message"], "Hello!");
@@ -350,14 +362,21 @@ fn lead_form_validation_honeypot_and_switch() {
     .assert_error(422);
     let r = post_form(&path, "name=Kept+Name&email=");
     assert_html(&r, 422);
-    assert!(r.body.contains("The email field is required."));
+    // Worded for visitors in the page's language (extensions.md 5), not the API's wording.
+    let required = form_error("en", Rule::Required, strings("en").get(Text::Email)).unwrap();
+    assert!(r.body.contains(&required), "{required}");
     assert!(r.body.contains("value=\"Kept Name\""));
     // A bot fills the honeypot: it sees success, nothing is stored.
     let r = post_form(
         &path,
         "name=Bot&email=bot%40example.com&company_website=http%3A%2F%2Fspam",
     );
-    assert_eq!(r.status, 200);
+    assert_eq!(r.status, 303);
+    let r = post_json(
+        &path,
+        &json!({"name": "Bot", "email": "bot@example.com", "company_website": "x"}),
+    );
+    assert_eq!(r.status, 201);
     assert_eq!(
         t.get(&format!("/leads?card_id={id}")).json()["meta"]["total"],
         0
