@@ -41,8 +41,12 @@ OPS = {
     "listCards 15": (1, 0, 1),        # store::cards::list: one batch (count, page)
     "listCards 100": (1, 0, 1),
     "getCard (20 leads)": (1, 0, 1),  # store::cards::get_with_leads: one batch (card, leads)
-    "createCard": (1, 0, 1),          # store::cards::create: one INSERT ... SELECT (slug + limit)
-    "patchCard": (1, 0, 1),           # store::cards::update: one UPDATE ... RETURNING
+    # Writes are one batch: the change, its event and the account's sequence (the outbox).
+    "createCard": (1, 0, 1),          # store::cards::create: INSERT ... SELECT + event, one batch
+    "patchCard": (1, 0, 1),           # store::cards::update: UPDATE ... RETURNING + event, one batch
+    # api::idempotency::once: the claim, the write's batch, keeping the response.
+    "patchCard + Idempotency-Key": (3, 0, 1),
+    "listEvents 50": (1, 0, 1),       # store::events::list: one batch (feed state, page)
     "listLeads": (1, 0, 1),           # store::leads::list: one batch (count, page)
     "views 30d": (0, 1, 1),           # store::analytics::docs: one bulk KV get (2 keys)
     "views 365d": (0, 1, 1),          # store::analytics::docs: one bulk KV get (13 keys)
@@ -255,7 +259,23 @@ end
 """
 
 
-def wrk(url, method="GET", token=None, body=None, ua=None, create=False, state=".", seconds=DURATION):
+KEYED_LUA = """
+wrk.method = "{method}"
+wrk.headers["Content-Type"] = "application/json"
+{headers}
+wrk.body = {body}
+local n = 0
+local run = math.random(1, 1000000000)
+request = function()
+  n = n + 1
+  wrk.headers["Idempotency-Key"] = string.format("bench-%d-%d", run, n)
+  return wrk.format()
+end
+"""
+
+
+def wrk(url, method="GET", token=None, body=None, ua=None, create=False, keyed=False, state=".",
+        seconds=DURATION):
     headers = []
     if token:
         headers.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
@@ -263,6 +283,9 @@ def wrk(url, method="GET", token=None, body=None, ua=None, create=False, state="
         headers.append(f'wrk.headers["User-Agent"] = "{ua}"')
     if create:
         script = CREATE_LUA.format(headers="\n".join(headers))
+    elif keyed:
+        script = KEYED_LUA.format(method=method, headers="\n".join(headers),
+                                  body=json.dumps(json.dumps(body)))
     else:
         body_setup = ""
         if body is not None:
@@ -314,6 +337,10 @@ def main():
             ("public page", dict(url=f"{api.base}/c/{card['slug']}", ua=UA)),
             ("createCard", dict(url=a + "/cards", token=token, create=True)),
             ("patchCard", dict(url=f"{a}/cards/{card['id']}", method="PATCH", token=token, body={"bio": "patched by make bench"})),
+            ("patchCard + Idempotency-Key", dict(url=f"{a}/cards/{card['id']}", method="PATCH", token=token,
+                                                 body={"bio": "patched once by make bench"}, keyed=True)),
+            # After the writes, so the feed holds events to page through.
+            ("listEvents 50", dict(url=a + "/events?limit=50", token=token)),
         ]
         results, skipped, slices = {}, {}, []
         # Other work on this shared machine (compilers, test suites) comes in bursts of a few
@@ -388,7 +415,7 @@ def merge_slices(slices):
     }
 
 
-def probe(url, method="GET", token=None, body=None, ua=None, create=False):
+def probe(url, method="GET", token=None, body=None, ua=None, create=False, keyed=False):
     """Status of one request shaped like the phase's load."""
     if create:
         method, body = "POST", {"first_name": "Probe", "last_name": "Request"}

@@ -44,7 +44,7 @@ pub async fn authenticate(
 }
 
 /// Plan first (a token of a plan without API access is refused whatever its scopes), then
-/// the operation's scope.
-pub fn authorize(principal: &Principal, needed: Scope) -> ApiResult<()> {
-    Ok(principal.may(needed)?)
+/// one of the operation's scopes.
+pub fn authorize(principal: &Principal, any_of: &[Scope]) -> ApiResult<()> {
+    Ok(principal.may_any(any_of)?)
 }

@@ -11,8 +11,9 @@ pub mod http;
 pub mod public;
 pub mod router;
 pub mod store;
+pub mod upkeep;
 
-use worker::{event, Context, Env, Request, Response, Result};
+use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 
 #[event(start)]
 fn start() {
@@ -22,4 +23,12 @@ fn start() {
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     Ok(router::handle(req, env, ctx).await)
+}
+
+/// Daily upkeep (cron in wrangler.toml): events past retention and expired idempotency keys.
+#[event(scheduled)]
+async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    if let Err(e) = upkeep::run(&env).await {
+        worker::console_error!("scheduled upkeep failed: {e}");
+    }
 }

@@ -1,12 +1,16 @@
 //! The top of the house: routing for the three surfaces: `/api/v1` (integrators), `/admin/v1` (operator) and
 //! `/c/{slug}` (public card pages).
 
+use serde_json::Map;
 use worker::{Context, Env, Request, Response};
 
 use crate::api;
+use crate::api::idempotency::Target;
 use crate::auth;
+use crate::domain::idempotency::HEADER;
 use crate::domain::principal::Principal;
 use crate::domain::token::Scope;
+use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{method, path_id};
 use crate::http::response::json_response;
@@ -24,22 +28,60 @@ pub enum Route {
     GetLead(i64),
     AnalyticsViews,
     AnalyticsClicks,
+    ListEvents,
+    GetEvent(EventId),
     OpenApi,
     /// A resource path whose id is no id (`/cards/abc`): a 404, answered after auth and
     /// rate limiting like any other missing resource, so it carries the same headers.
-    BadId(Scope),
+    BadId(&'static [Scope]),
+}
+
+/// Any one of these scopes admits the operation.
+const CARDS_READ: &[Scope] = &[Scope::CardsRead];
+const CARDS_WRITE: &[Scope] = &[Scope::CardsWrite];
+const LEADS_READ: &[Scope] = &[Scope::LeadsRead];
+const ANALYTICS_READ: &[Scope] = &[Scope::AnalyticsRead];
+/// The feed: which of its events a token sees is decided by its scopes (extensions.md 1).
+const EVENTS_READ: &[Scope] = &[Scope::CardsRead, Scope::LeadsRead];
+
+/// An event id as written in a path (`evt_` + 32 hex digits), kept as a number so routes
+/// stay `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventId(u128);
+
+impl EventId {
+    fn parse(s: &str) -> Option<EventId> {
+        let hex = s.strip_prefix("evt_")?;
+        (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .then(|| u128::from_str_radix(hex, 16).ok().map(EventId))
+            .flatten()
+    }
+
+    pub fn text(self) -> String {
+        format!("evt_{:032x}", self.0)
+    }
 }
 
 impl Route {
-    pub fn scope(self) -> Scope {
+    /// The scopes of which a token needs one.
+    pub fn scopes(self) -> &'static [Scope] {
         match self {
-            Route::ListCards | Route::GetCard(_) => Scope::CardsRead,
-            Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_) => Scope::CardsWrite,
-            Route::ListLeads | Route::GetLead(_) => Scope::LeadsRead,
+            Route::ListCards | Route::GetCard(_) => CARDS_READ,
+            Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_) => CARDS_WRITE,
+            Route::ListLeads | Route::GetLead(_) => LEADS_READ,
             // OpenApi is served before authentication; its scope is never checked.
-            Route::AnalyticsViews | Route::AnalyticsClicks | Route::OpenApi => Scope::AnalyticsRead,
-            Route::BadId(scope) => scope,
+            Route::AnalyticsViews | Route::AnalyticsClicks | Route::OpenApi => ANALYTICS_READ,
+            Route::ListEvents | Route::GetEvent(_) => EVENTS_READ,
+            Route::BadId(scopes) => scopes,
         }
+    }
+
+    /// Writes take an `Idempotency-Key` (extensions.md 3).
+    fn is_write(self) -> bool {
+        matches!(
+            self,
+            Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_)
+        )
     }
 }
 
@@ -54,20 +96,28 @@ pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
             ("GET", Some(card)) => Route::GetCard(card),
             ("PUT" | "PATCH", Some(card)) => Route::UpdateCard(card),
             ("DELETE", Some(card)) => Route::DeleteCard(card),
-            ("GET", None) => Route::BadId(Scope::CardsRead),
-            ("PUT" | "PATCH" | "DELETE", None) => Route::BadId(Scope::CardsWrite),
+            ("GET", None) => Route::BadId(CARDS_READ),
+            ("PUT" | "PATCH" | "DELETE", None) => Route::BadId(CARDS_WRITE),
             _ => return Err(ApiError::MethodNotAllowed("GET, PUT, PATCH, DELETE")),
         },
         (["leads"], "GET") => Route::ListLeads,
-        (["leads", lead], "GET") => {
-            path_id(lead).map_or(Route::BadId(Scope::LeadsRead), Route::GetLead)
+        (["leads", lead], "GET") => path_id(lead).map_or(Route::BadId(LEADS_READ), Route::GetLead),
+        (["events"], "GET") => Route::ListEvents,
+        (["events", event], "GET") => {
+            EventId::parse(event).map_or(Route::BadId(EVENTS_READ), Route::GetEvent)
         }
         (["analytics", "views"], "GET") => Route::AnalyticsViews,
         (["analytics", "clicks"], "GET") => Route::AnalyticsClicks,
         (["openapi.json"], "GET") => Route::OpenApi,
-        (["leads"] | ["leads", _] | ["analytics", "views" | "clicks"] | ["openapi.json"], _) => {
-            return Err(ApiError::MethodNotAllowed("GET"))
-        }
+        (
+            ["leads"]
+            | ["leads", _]
+            | ["events"]
+            | ["events", _]
+            | ["analytics", "views" | "clicks"]
+            | ["openapi.json"],
+            _,
+        ) => return Err(ApiError::MethodNotAllowed("GET")),
         _ => return Err(ApiError::NotFound),
     };
     Ok(route)
@@ -102,7 +152,9 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
         Err(e) => return e.into_response(),
     };
     if route == Route::OpenApi {
-        return api::openapi::document();
+        return api::openapi::document(app, req)
+            .await
+            .unwrap_or_else(ApiError::into_response);
     }
     let limit = app
         .var("RATE_LIMIT_PER_MINUTE")
@@ -130,19 +182,54 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
 }
 
 async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiResult<Response> {
-    auth::authorize(p, route.scope())?;
+    auth::authorize(p, route.scopes())?;
+    if route.is_write() {
+        return write(app, p, req, route).await;
+    }
     match route {
         Route::ListCards => api::cards::list(app, p, &req).await,
-        Route::CreateCard => api::cards::create(app, p, req).await,
         Route::GetCard(id) => api::cards::get(app, p, id).await,
-        Route::UpdateCard(id) => api::cards::update(app, p, req, id).await,
-        Route::DeleteCard(id) => api::cards::delete(app, p, id).await,
+        Route::ListEvents => api::events::list(app, p, &req).await,
+        Route::GetEvent(id) => api::events::get(app, p, &id.text()).await,
+        Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_) => {
+            Err(ApiError::Internal("a write outside write()".into()))
+        }
         Route::ListLeads => api::leads::list(app, p, &req).await,
         Route::GetLead(id) => api::leads::get(app, p, id).await,
         Route::AnalyticsViews => api::analytics::views(app, p, &req).await,
         Route::AnalyticsClicks => api::analytics::clicks(app, p, &req).await,
-        Route::OpenApi => Ok(api::openapi::document()),
+        // Served before authentication, in api_v1.
+        Route::OpenApi => Err(ApiError::NotFound),
         Route::BadId(_) => Err(ApiError::NotFound),
+    }
+}
+
+/// A write, run once per `Idempotency-Key` when the request carries one.
+async fn write(app: &App, p: &Principal, mut req: Request, route: Route) -> ApiResult<Response> {
+    let key = req.headers().get(HEADER).ok().flatten();
+    let body = match route {
+        Route::DeleteCard(_) => Map::new(),
+        _ => json_object(&mut req).await?,
+    };
+    let run = async {
+        match route {
+            Route::CreateCard => api::cards::create(app, p, &body).await,
+            Route::UpdateCard(id) => api::cards::update(app, p, &body, id).await,
+            Route::DeleteCard(id) => api::cards::delete(app, p, id).await,
+            _ => Err(ApiError::NotFound),
+        }
+    };
+    match key {
+        None => run.await,
+        Some(key) => {
+            let target = Target {
+                method: method(&req),
+                path: req.path(),
+                key,
+                body: &body,
+            };
+            api::idempotency::once(app, p, target, run).await
+        }
     }
 }
 
@@ -163,11 +250,11 @@ mod tests {
         );
         assert_eq!(
             match_api("GET", &["cards", "x"]).unwrap(),
-            Route::BadId(Scope::CardsRead)
+            Route::BadId(CARDS_READ)
         );
         assert_eq!(
             match_api("PUT", &["cards", "-1"]).unwrap(),
-            Route::BadId(Scope::CardsWrite)
+            Route::BadId(CARDS_WRITE)
         );
         assert!(matches!(
             match_api("GET", &["nope"]),
@@ -189,9 +276,30 @@ mod tests {
 
     #[test]
     fn scopes_per_route() {
-        assert_eq!(Route::GetCard(1).scope(), Scope::CardsRead);
-        assert_eq!(Route::DeleteCard(1).scope(), Scope::CardsWrite);
-        assert_eq!(Route::ListLeads.scope(), Scope::LeadsRead);
-        assert_eq!(Route::AnalyticsClicks.scope(), Scope::AnalyticsRead);
+        assert_eq!(Route::GetCard(1).scopes(), [Scope::CardsRead]);
+        assert_eq!(Route::DeleteCard(1).scopes(), [Scope::CardsWrite]);
+        assert_eq!(Route::ListLeads.scopes(), [Scope::LeadsRead]);
+        assert_eq!(Route::AnalyticsClicks.scopes(), [Scope::AnalyticsRead]);
+        assert_eq!(
+            Route::ListEvents.scopes(),
+            [Scope::CardsRead, Scope::LeadsRead]
+        );
+    }
+
+    #[test]
+    fn event_routes() {
+        let id = "evt_0123456789abcdef0123456789abcdef";
+        match match_api("GET", &["events", id]).unwrap() {
+            Route::GetEvent(e) => assert_eq!(e.text(), id),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            match_api("GET", &["events", "evt_XYZ"]).unwrap(),
+            Route::BadId(EVENTS_READ)
+        );
+        assert!(matches!(
+            match_api("POST", &["events"]),
+            Err(ApiError::MethodNotAllowed("GET"))
+        ));
     }
 }

@@ -2,14 +2,14 @@
 //! features allow (extensions.md 5).
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 use worker::{Request, Response};
 
 use crate::domain::card::{Card, CardInput, CardPatch, CardView};
 use crate::domain::principal::Principal;
 use crate::domain::slug::base_slug;
-use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::params::{self, query};
+use crate::http::params::{self, query, updated_since};
 use crate::http::response::{json_response, ok, Data, Paged};
 use crate::http::App;
 use crate::store::cards::{self, Created};
@@ -24,7 +24,8 @@ struct One<'a> {
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let q = query(req);
     let page = params::page(&q);
-    let (cards, total) = cards::list(&app.db()?, p.account_id, page).await?;
+    let since = updated_since(&q)?;
+    let (cards, total) = cards::list(&app.db()?, p.account_id, since, page).await?;
     let cards: Vec<Card> = cards.into_iter().map(|c| c.effective(p.features)).collect();
     ok(&Paged {
         data: cards.iter().map(|c| c.view(&app.base_url)).collect(),
@@ -42,8 +43,8 @@ fn one(app: &App, status: u16, card: &Card, message: &'static str) -> Response {
     )
 }
 
-pub async fn create(app: &App, p: &Principal, mut req: Request) -> ApiResult<Response> {
-    let mut input = CardInput::parse(&json_object(&mut req).await?)?;
+pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
+    let mut input = CardInput::parse(body)?;
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
     let created = cards::create(
@@ -75,8 +76,13 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     ok(&Data { data: view })
 }
 
-pub async fn update(app: &App, p: &Principal, mut req: Request, id: i64) -> ApiResult<Response> {
-    let mut patch = CardPatch::parse(&json_object(&mut req).await?)?;
+pub async fn update(
+    app: &App,
+    p: &Principal,
+    body: &Map<String, Value>,
+    id: i64,
+) -> ApiResult<Response> {
+    let mut patch = CardPatch::parse(body)?;
     patch.apply_plan(p.features);
     let card = cards::update(&app.db()?, p.account_id, id, &patch, app.now_ms)
         .await?
@@ -86,7 +92,7 @@ pub async fn update(app: &App, p: &Principal, mut req: Request, id: i64) -> ApiR
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    if !cards::delete(&app.db()?, p.account_id, id).await? {
+    if !cards::delete(&app.db()?, p.account_id, id, app.now_ms).await? {
         return Err(ApiError::NotFound);
     }
     ok(&serde_json::json!({"message": "Card deleted successfully."}))

@@ -4,5 +4,7 @@
 pub mod admin;
 pub mod analytics;
 pub mod cards;
+pub mod events;
+pub mod idempotency;
 pub mod leads;
 pub mod openapi;

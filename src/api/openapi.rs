@@ -1,14 +1,12 @@
-//! The published OpenAPI 3.1 description (spec 9.3), served without authentication.
+//! The published OpenAPI 3.1 description (spec 9.3), served without authentication. The
+//! file is a static asset (`[assets]` in wrangler.toml), answered before the worker runs;
+//! a request that reaches the worker anyway is handed to the assets binding.
 
-use worker::{Headers, Response};
+use worker::{Request, Response};
 
-const DOCUMENT: &str = include_str!("../../openapi.json");
+use crate::http::error::ApiResult;
+use crate::http::App;
 
-pub fn document() -> Response {
-    let headers = Headers::new();
-    let _ = headers.set("Content-Type", "application/json");
-    let _ = headers.set("Cache-Control", "public, max-age=300");
-    Response::builder()
-        .with_headers(headers)
-        .fixed(DOCUMENT.as_bytes().to_vec())
+pub async fn document(app: &App, req: Request) -> ApiResult<Response> {
+    Ok(app.env.assets("ASSETS")?.fetch_request(req).await?)
 }

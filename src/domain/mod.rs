@@ -4,6 +4,9 @@
 pub mod account;
 pub mod analytics;
 pub mod card;
+pub mod case;
+pub mod event;
+pub mod idempotency;
 pub mod input;
 pub mod lang;
 pub mod lead;

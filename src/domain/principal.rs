@@ -40,10 +40,15 @@ impl Principal {
 
     /// Plan first, then the operation's scope.
     pub fn may(&self, needed: Scope) -> Result<(), Denied> {
+        self.may_any(&[needed])
+    }
+
+    /// Plan first, then any one of `scopes`.
+    pub fn may_any(&self, scopes: &[Scope]) -> Result<(), Denied> {
         if !self.features.api_access {
             return Err(Denied::NoApiAccess);
         }
-        if !self.scopes.grants(needed) {
+        if !scopes.iter().any(|s| self.scopes.grants(*s)) {
             return Err(Denied::MissingScope);
         }
         Ok(())

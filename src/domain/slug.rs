@@ -89,8 +89,8 @@ pub fn base_slug(first_name: &str, last_name: &str) -> String {
     let mut out = String::new();
     let mut pending_dash = false;
     for c in format!("{first_name} {last_name}").chars() {
-        let lower: String = c.to_lowercase().collect();
-        for lc in lower.chars() {
+        {
+            let lc = super::case::lower(c);
             let piece: Option<String> = if lc.is_ascii_alphanumeric() {
                 Some(lc.to_string())
             } else {

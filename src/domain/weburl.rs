@@ -82,7 +82,7 @@ pub fn parse_http(s: &str) -> Option<HttpUrl<'_>> {
     }
     Some(HttpUrl {
         scheme,
-        host: host.to_lowercase(),
+        host: host.chars().map(super::case::lower).collect(),
         port,
         rest,
     })

@@ -18,6 +18,10 @@ pub enum ApiError {
     /// 403: the plan's card limit is reached.
     CardLimit,
     NotFound,
+    /// 409: a request with the same Idempotency-Key is still running.
+    Conflict,
+    /// 410: the change feed no longer holds what the cursor points after.
+    Gone,
     MethodNotAllowed(&'static str),
     PayloadTooLarge,
     /// 415: a body of a media type the endpoint does not take.
@@ -40,6 +44,8 @@ impl ApiError {
             ApiError::Unauthenticated => 401,
             ApiError::NoApiAccess | ApiError::MissingScope | ApiError::CardLimit => 403,
             ApiError::NotFound => 404,
+            ApiError::Conflict => 409,
+            ApiError::Gone => 410,
             ApiError::MethodNotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
             ApiError::UnsupportedMediaType => 415,
@@ -63,6 +69,12 @@ impl ApiError {
                 "message": "You have reached the card limit of your current plan. Upgrade your plan to create more cards."
             }),
             ApiError::NotFound => json!({"message": "Not found."}),
+            ApiError::Conflict => json!({
+                "message": "A request with this Idempotency-Key is still being processed. Retry it later."
+            }),
+            ApiError::Gone => json!({
+                "message": "The cursor points before the events still kept. Run a full sync, then follow the feed from meta.next_cursor."
+            }),
             ApiError::MethodNotAllowed(_) => json!({"message": "Method not allowed."}),
             ApiError::PayloadTooLarge => json!({"message": "The request body is too large."}),
             ApiError::UnsupportedMediaType => json!({

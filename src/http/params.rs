@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use worker::Request;
 
+use super::error::{ApiError, ApiResult};
 use crate::domain::pagination::Page;
+use crate::domain::time::parse_iso8601;
 use crate::domain::weburl::form_pairs;
 
 /// The request method as sent. worker's `Method` reads any method it has no variant for
@@ -50,6 +52,27 @@ pub fn client_address(req: &Request) -> String {
 pub fn bearer(header: Option<&str>) -> Option<&str> {
     let (scheme, token) = header?.trim().split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// `updated_since` (extensions.md 2): an ISO 8601 date-time with an offset, as Unix ms.
+pub fn updated_since(q: &HashMap<String, String>) -> ApiResult<Option<i64>> {
+    match q.get("updated_since").map(|v| v.trim()) {
+        None => Ok(None),
+        Some(v) => {
+            // An unencoded `+` of the offset arrives as a space (form decoding): read it back.
+            let v = match v.get(19..).and_then(|tail| tail.find(' ')) {
+                Some(i) => format!("{}+{}", &v[..19 + i], &v[19 + i + 1..]),
+                None => v.to_string(),
+            };
+            parse_iso8601(&v).map(Some).ok_or_else(|| {
+            ApiError::validation(
+                "updated_since",
+                "The updated since field must be an ISO 8601 date-time with a time zone offset or Z."
+                    .into(),
+                )
+            })
+        }
+    }
 }
 
 /// A path id: plain decimal digits only, so `/cards/1e3` or `/cards/+1` are not found.

@@ -1,121 +1,17 @@
 //! Cards in D1: the one place card columns meet the typed card.
 
-use std::sync::OnceLock;
-
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use worker::{D1Database, Result};
 
 use super::accounts::AccountRow;
+use super::card_row::{card_columns, CardRow};
+use super::events::{self, Source};
 use super::leads::lead_columns;
 use super::{batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
+use crate::domain::event::EventType;
 use crate::domain::lead::{Lead, LEADS_ON_CARD};
 use crate::domain::pagination::Page;
 use crate::domain::plan::Features;
-
-/// A card row as D1 returns it: booleans are 0/1, timestamps Unix milliseconds, the
-/// free-form objects JSON text.
-#[derive(Debug, Clone, Deserialize)]
-pub struct CardRow {
-    pub id: i64,
-    pub account_id: i64,
-    pub slug: String,
-    pub title: String,
-    pub first_name: String,
-    pub last_name: String,
-    pub job_title: Option<String>,
-    pub company: Option<String>,
-    pub bio: Option<String>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub website: Option<String>,
-    pub booking_url: Option<String>,
-    pub video_url: Option<String>,
-    pub address: Option<String>,
-    pub tagline: Option<String>,
-    pub company_registration: Option<String>,
-    pub vat_id: Option<String>,
-    pub social_links: String,
-    pub design_config: String,
-    pub section_visibility: String,
-    pub template_id: Option<String>,
-    pub card_type: Option<String>,
-    pub is_public: i64,
-    pub is_password_protected: i64,
-    pub show_branding: i64,
-    pub show_lead_form: i64,
-    pub seo_title: Option<String>,
-    pub seo_description: Option<String>,
-    pub seo_indexable: i64,
-    pub status: String,
-    pub language: String,
-    pub translations: String,
-    pub published_at: Option<i64>,
-    pub expires_at: Option<i64>,
-    pub created_at: i64,
-    pub updated_at: i64,
-}
-
-/// JSON text from our own writes is kept as is; anything unparsable (a hand-edited row)
-/// degrades to the empty value instead of failing the request.
-fn json(text: String, empty: &'static str) -> Box<RawValue> {
-    RawValue::from_string(text)
-        .or_else(|_| RawValue::from_string(empty.to_string()))
-        .unwrap_or_default()
-}
-
-impl CardRow {
-    pub fn decode(self) -> Card {
-        Card {
-            id: self.id,
-            account_id: self.account_id,
-            slug: self.slug,
-            title: self.title,
-            first_name: self.first_name,
-            last_name: self.last_name,
-            job_title: self.job_title,
-            company: self.company,
-            bio: self.bio,
-            email: self.email,
-            phone: self.phone,
-            website: self.website,
-            booking_url: self.booking_url,
-            video_url: self.video_url,
-            address: self.address,
-            tagline: self.tagline,
-            company_registration: self.company_registration,
-            vat_id: self.vat_id,
-            social_links: json(self.social_links, "[]"),
-            design_config: json(self.design_config, "{}"),
-            section_visibility: json(self.section_visibility, "{}"),
-            template_id: self.template_id,
-            card_type: self.card_type,
-            is_public: self.is_public != 0,
-            is_password_protected: self.is_password_protected != 0,
-            show_branding: self.show_branding != 0,
-            show_lead_form: self.show_lead_form != 0,
-            seo_title: self.seo_title,
-            seo_description: self.seo_description,
-            seo_indexable: self.seo_indexable != 0,
-            // The schema's CHECK allows only the three; a card that reads as none of them
-            // is kept off the public surface.
-            status: Status::parse(&self.status).unwrap_or(Status::Draft),
-            language: self.language,
-            translations: json(self.translations, "{}"),
-            published_at: self.published_at,
-            expires_at: self.expires_at,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
-    }
-}
-
-/// The columns of [`CardRow`].
-pub fn card_columns() -> &'static str {
-    static COLUMNS: OnceLock<String> = OnceLock::new();
-    COLUMNS.get_or_init(|| columns_of::<CardRow>(""))
-}
 
 /// The columns a patch sets. Adding a card field means one line here.
 fn changes(p: &CardPatch) -> Columns {
@@ -149,20 +45,30 @@ fn json_text<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
+/// A page of the account's cards, most recently updated first, and their count;
+/// `since` keeps those updated at or after it (extensions.md 2). Both forms range over the
+/// index `cards_account_updated`.
+pub fn list_sql(account_id: i64, since: Option<i64>, page: Page) -> Vec<Stmt> {
+    // D1 refuses bindings a statement does not use, so ?2 appears in both forms.
+    let filter = if since.is_some() {
+        "updated_at >= ?2"
+    } else {
+        "?2 IS NULL"
+    };
     vec![
         Stmt::new(
-            "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1",
-            vec![account_id.into()],
+            format!("SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1 AND {filter}"),
+            vec![account_id.into(), since.into()],
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM cards WHERE account_id = ?1 \
-                 ORDER BY updated_at DESC, id DESC LIMIT ?2 OFFSET ?3",
+                "SELECT {} FROM cards WHERE account_id = ?1 AND {filter} \
+                 ORDER BY updated_at DESC, id DESC LIMIT ?3 OFFSET ?4",
                 card_columns()
             ),
             vec![
                 account_id.into(),
+                since.into(),
                 page.per_page.into(),
                 page.offset().into(),
             ],
@@ -170,8 +76,13 @@ pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
     ]
 }
 
-pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<Card>, i64)> {
-    let results = batch(db, list_sql(account_id, page)).await?;
+pub async fn list(
+    db: &D1Database,
+    account_id: i64,
+    since: Option<i64>,
+    page: Page,
+) -> Result<(Vec<Card>, i64)> {
+    let results = batch(db, list_sql(account_id, since, page)).await?;
     let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     let cards = rows::<CardRow>(&results, 1)?;
     Ok((cards.into_iter().map(CardRow::decode).collect(), total))
@@ -310,6 +221,7 @@ pub fn create_sql(
     Stmt::new(sql, args)
 }
 
+/// Inserts the card and its `card.created` event in one transaction.
 pub async fn create(
     db: &D1Database,
     account_id: i64,
@@ -319,8 +231,21 @@ pub async fn create(
     limit: i64,
     now: i64,
 ) -> Result<Created> {
-    let stmt = create_sql(account_id, input, base_slug, title, limit, now);
-    Ok(match first::<CardRow>(db, stmt).await? {
+    let event = events::new_id()?;
+    let [append, bump] = events::append_sql(
+        account_id,
+        &event,
+        EventType::CardCreated,
+        now,
+        Source::InsertedCard,
+    );
+    let stmts = vec![
+        create_sql(account_id, input, base_slug, title, limit, now),
+        append,
+        bump,
+    ];
+    let results = batch(db, stmts).await?;
+    Ok(match rows::<CardRow>(&results, 0)?.into_iter().next() {
         Some(card) => Created::Card(Box::new(card.decode())),
         None => Created::LimitReached,
     })
@@ -342,6 +267,7 @@ pub fn update_sql(account_id: i64, id: i64, patch: &CardPatch, now: i64) -> Stmt
     Stmt::new(sql, args)
 }
 
+/// Updates the card and records its `card.updated` event in one transaction.
 pub async fn update(
     db: &D1Database,
     account_id: i64,
@@ -349,13 +275,26 @@ pub async fn update(
     patch: &CardPatch,
     now: i64,
 ) -> Result<Option<Card>> {
-    let row: Option<CardRow> = first(db, update_sql(account_id, id, patch, now)).await?;
+    let event = events::new_id()?;
+    let [append, bump] = events::append_sql(
+        account_id,
+        &event,
+        EventType::CardUpdated,
+        now,
+        Source::UpdatedCard(id),
+    );
+    let results = batch(
+        db,
+        vec![update_sql(account_id, id, patch, now), append, bump],
+    )
+    .await?;
+    let row = rows::<CardRow>(&results, 0)?.into_iter().next();
     Ok(row.map(CardRow::decode))
 }
 
 /// The card and its leads go together.
-pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
-    vec![
+pub fn delete_sql(account_id: i64, id: i64) -> [Stmt; 2] {
+    [
         Stmt::new(
             "DELETE FROM leads WHERE card_id = ?1 AND account_id = ?2",
             vec![id.into(), account_id.into()],
@@ -367,8 +306,18 @@ pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     ]
 }
 
-/// `false` when the account has no such card.
-pub async fn delete(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
-    let results = batch(db, delete_sql(account_id, id)).await?;
-    Ok(!rows::<serde_json::Value>(&results, 1)?.is_empty())
+/// Deletes the card and its leads and records `card.deleted`, in one transaction; `false`
+/// when the account has no such card (and nothing is recorded).
+pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Result<bool> {
+    let event = events::new_id()?;
+    let [append, bump] = events::append_sql(
+        account_id,
+        &event,
+        EventType::CardDeleted,
+        now,
+        Source::DeletingCard(id),
+    );
+    let [leads, card] = delete_sql(account_id, id);
+    let results = batch(db, vec![leads, append, bump, card]).await?;
+    Ok(!rows::<serde_json::Value>(&results, 3)?.is_empty())
 }

@@ -4,7 +4,9 @@ use std::sync::OnceLock;
 
 use worker::{D1Database, Result};
 
-use super::{batch, columns_of, first, rows, Count, SqlValue, Stmt};
+use super::events::{self, Source};
+use super::{batch, columns_of, rows, Count, SqlValue, Stmt};
+use crate::domain::event::EventType;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
 
@@ -34,6 +36,7 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
     )
 }
 
+/// Inserts the lead and its `lead.created` event in one transaction.
 pub async fn create(
     db: &D1Database,
     account_id: i64,
@@ -42,35 +45,61 @@ pub async fn create(
     source: &str,
     now: i64,
 ) -> Result<Option<Lead>> {
-    first(db, create_sql(account_id, card_id, lead, source, now)).await
+    let event = events::new_id()?;
+    let [append, bump] = events::append_sql(
+        account_id,
+        &event,
+        EventType::LeadCreated,
+        now,
+        Source::InsertedLead,
+    );
+    let stmts = vec![
+        create_sql(account_id, card_id, lead, source, now),
+        append,
+        bump,
+    ];
+    let results = batch(db, stmts).await?;
+    Ok(rows::<Lead>(&results, 0)?.into_iter().next())
 }
 
-/// Newest first; `card` narrows to one card (of this account, or nothing matches).
-pub fn list_sql(account_id: i64, card: Option<i64>, page: Page) -> Vec<Stmt> {
-    // D1 refuses bindings a statement does not use, so ?2 appears in both forms.
-    let filter = if card.is_some() {
+/// Which leads a list shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LeadFilter {
+    /// One card (of this account, or nothing matches).
+    pub card: Option<i64>,
+    /// Updated at or after this instant (extensions.md 2).
+    pub since: Option<i64>,
+}
+
+/// Newest first, with the count.
+pub fn list_sql(account_id: i64, filter: LeadFilter, page: Page) -> Vec<Stmt> {
+    // D1 refuses bindings a statement does not use, so ?2 and ?3 appear in every form.
+    let card = if filter.card.is_some() {
         "card_id = ?2"
     } else {
         "?2 IS NULL"
     };
-    let card_arg = SqlValue::from(card);
+    let since = if filter.since.is_some() {
+        "updated_at >= ?3"
+    } else {
+        "?3 IS NULL"
+    };
+    let args =
+        || -> Vec<SqlValue> { vec![account_id.into(), filter.card.into(), filter.since.into()] };
+    let mut page_args = args();
+    page_args.extend([page.per_page.into(), page.offset().into()]);
     vec![
         Stmt::new(
-            format!("SELECT COUNT(*) AS n FROM leads WHERE account_id = ?1 AND {filter}"),
-            vec![account_id.into(), card_arg.clone()],
+            format!("SELECT COUNT(*) AS n FROM leads WHERE account_id = ?1 AND {card} AND {since}"),
+            args(),
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM leads WHERE account_id = ?1 AND {filter} \
-                 ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4",
+                "SELECT {} FROM leads WHERE account_id = ?1 AND {card} AND {since} \
+                 ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5",
                 lead_columns()
             ),
-            vec![
-                account_id.into(),
-                card_arg,
-                page.per_page.into(),
-                page.offset().into(),
-            ],
+            page_args,
         ),
     ]
 }
@@ -78,10 +107,10 @@ pub fn list_sql(account_id: i64, card: Option<i64>, page: Page) -> Vec<Stmt> {
 pub async fn list(
     db: &D1Database,
     account_id: i64,
-    card: Option<i64>,
+    filter: LeadFilter,
     page: Page,
 ) -> Result<(Vec<Lead>, i64)> {
-    let results = batch(db, list_sql(account_id, card, page)).await?;
+    let results = batch(db, list_sql(account_id, filter, page)).await?;
     let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     Ok((rows(&results, 1)?, total))
 }

@@ -9,7 +9,10 @@
 
 pub mod accounts;
 pub mod analytics;
+pub mod card_row;
 pub mod cards;
+pub mod events;
+pub mod idempotency;
 pub mod leads;
 pub mod tokens;
 
@@ -157,13 +160,27 @@ pub struct Count {
 /// The `SELECT` list of a row type, read from its field names (each with `prefix`, e.g.
 /// `c.`), so a select list cannot drift from the struct it is decoded into.
 pub fn columns_of<'de, T: Deserialize<'de>>(prefix: &str) -> String {
-    let mut fields: &'static [&'static str] = &[];
-    let _ = T::deserialize(FieldNames(&mut fields));
-    fields
+    fields_of::<T>()
         .iter()
         .map(|f| format!("{prefix}{f}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A row type's columns as one JSON object (`json_object('id', c.id, ...)`): the snapshot
+/// an event keeps, decodable into the same row type later.
+pub fn json_object_of<'de, T: Deserialize<'de>>(prefix: &str) -> String {
+    let pairs: Vec<String> = fields_of::<T>()
+        .iter()
+        .map(|f| format!("'{f}', {prefix}{f}"))
+        .collect();
+    format!("json_object({})", pairs.join(", "))
+}
+
+fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(FieldNames(&mut fields));
+    fields
 }
 
 /// A deserializer that only records the field names a struct asks for.

@@ -13,12 +13,17 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::accounts::{self, AccountRow};
-use super::cards::{self, CardRow};
-use super::leads;
+use super::card_row::CardRow;
+use super::cards;
+use super::events::{self, Source};
+use super::idempotency;
+use super::leads::{self, LeadFilter};
 use super::tokens::{self, AuthRow, TokenRow};
 use super::{Count, SqlValue, Stmt};
 use crate::domain::account::AccountPatch;
 use crate::domain::card::{CardInput, CardPatch};
+use crate::domain::event::EventType;
+use crate::domain::idempotency::KeptResponse;
 use crate::domain::input::Mode;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
@@ -260,7 +265,7 @@ fn every_statement_runs_against_the_migrated_schema() {
 
     let [count, page] = <[Vec<Value>; 2]>::try_from(db.batch(
         "cards::list_sql",
-        &cards::list_sql(acc, Page::from_query(None, None)),
+        &cards::list_sql(acc, None, Page::from_query(None, None)),
     ))
     .expect("two statements");
     assert_eq!(one::<Count>("cards::list_sql", count).n, 2);
@@ -293,7 +298,14 @@ fn every_statement_runs_against_the_migrated_schema() {
     for card_filter in [None, Some(card.id)] {
         let results = db.batch(
             "leads::list_sql",
-            &leads::list_sql(acc, card_filter, Page::from_query(None, None)),
+            &leads::list_sql(
+                acc,
+                LeadFilter {
+                    card: card_filter,
+                    since: Some(now),
+                },
+                Page::from_query(None, None),
+            ),
         );
         let [count, page] = <[Vec<Value>; 2]>::try_from(results).expect("two statements");
         assert_eq!(one::<Count>("leads::list_sql", count).n, 1);
@@ -332,6 +344,8 @@ fn every_statement_runs_against_the_migrated_schema() {
     let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
     assert!(rows.is_empty(), "a revoked token is not found");
 
+    feed_and_idempotency(&mut db, acc, now);
+
     // Every statement builder of store/ ran above: a new one must be added here.
     let mut builders = BTreeSet::new();
     for entry in std::fs::read_dir(root().join("src/store")).expect("src/store") {
@@ -353,4 +367,272 @@ fn every_statement_runs_against_the_migrated_schema() {
     let missing: Vec<_> = builders.difference(&db.ran).collect();
     assert!(missing.is_empty(), "statements never run here: {missing:?}");
     assert!(builders.len() >= 18, "found only {builders:?}");
+}
+
+/// The sequences of an account's events, in order, with their types.
+fn feed(db: &mut Db, acc: i64) -> Vec<(i64, String)> {
+    let all = [
+        EventType::CardCreated,
+        EventType::CardUpdated,
+        EventType::CardDeleted,
+        EventType::LeadCreated,
+    ];
+    let [state, rows] = <[Vec<Value>; 2]>::try_from(
+        db.batch("events::list_sql", &events::list_sql(acc, 0, &all, 100)),
+    )
+    .expect("two statements");
+    let state: events::FeedState = one("events::list_sql", state);
+    let rows: Vec<events::EventRow> = decode("events::list_sql", rows);
+    if let Some(last) = rows.last() {
+        assert_eq!(
+            state.event_sequence, last.sequence,
+            "the counter is the last sequence"
+        );
+    }
+    rows.into_iter().map(|r| (r.sequence, r.kind)).collect()
+}
+
+/// Events are written with their change, in one batch, and only when the change happened.
+fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
+    let before = feed(db, acc).len();
+    assert_eq!(
+        before, 0,
+        "the statements above record no events by themselves"
+    );
+    let mut input = CardInput::parse(&obj(full_card())).expect("valid card");
+    input.apply_plan(ALL);
+    let append =
+        |kind, source| events::append_sql(acc, &format!("evt_{kind:?}{now}"), kind, now, source);
+    // A create that the card limit stops records nothing.
+    let limited = cards::create_sql(acc, &input, "feed", "Feed", 0, now);
+    let [a, b] = append(EventType::CardCreated, Source::InsertedCard);
+    let results = db.batch("events::append_sql", &[limited, a, b]);
+    assert!(results[0].is_empty());
+    assert!(
+        feed(db, acc).is_empty(),
+        "no card, no event, no sequence used"
+    );
+    let create = cards::create_sql(acc, &input, "feed", "Feed", 100, now);
+    let [a, b] = events::append_sql(
+        acc,
+        "evt_1",
+        EventType::CardCreated,
+        now,
+        Source::InsertedCard,
+    );
+    let results = db.batch("events::append_sql", &[create, a, b]);
+    let card = one::<CardRow>("cards::create_sql", results[0].clone()).decode();
+    let mut patch = CardPatch::parse(&obj(json!({"bio": "changed"}))).expect("patch");
+    patch.apply_plan(ALL);
+    let [a, b] = events::append_sql(
+        acc,
+        "evt_2",
+        EventType::CardUpdated,
+        now,
+        Source::UpdatedCard(card.id),
+    );
+    db.batch(
+        "events::append_sql",
+        &[cards::update_sql(acc, card.id, &patch, now), a, b],
+    );
+    // An update of a card that is not there records nothing.
+    let [a, b] = events::append_sql(
+        acc,
+        "evt_x",
+        EventType::CardUpdated,
+        now,
+        Source::UpdatedCard(card.id + 100),
+    );
+    db.batch(
+        "events::append_sql",
+        &[cards::update_sql(acc, card.id + 100, &patch, now), a, b],
+    );
+    let lead = LeadInput {
+        name: "Feed".into(),
+        email: "feed@example.com".into(),
+        phone: None,
+        message: None,
+    };
+    let [a, b] = events::append_sql(
+        acc,
+        "evt_3",
+        EventType::LeadCreated,
+        now,
+        Source::InsertedLead,
+    );
+    db.batch(
+        "events::append_sql",
+        &[leads::create_sql(acc, card.id, &lead, "link", now), a, b],
+    );
+    let [a, b] = events::append_sql(
+        acc,
+        "evt_4",
+        EventType::CardDeleted,
+        now,
+        Source::DeletingCard(card.id),
+    );
+    let [del_leads, del_card] = cards::delete_sql(acc, card.id);
+    db.batch("events::append_sql", &[del_leads, a, b, del_card]);
+    assert_eq!(
+        feed(db, acc),
+        vec![
+            (1, "card.created".to_string()),
+            (2, "card.updated".to_string()),
+            (3, "lead.created".to_string()),
+            (4, "card.deleted".to_string()),
+        ]
+    );
+    // Every snapshot decodes into what the API shows.
+    for id in ["evt_1", "evt_2", "evt_3", "evt_4"] {
+        let rows = db.exec("events::get_sql", &events::get_sql(acc, id));
+        let event = one::<events::EventRow>("events::get_sql", rows)
+            .decode()
+            .unwrap_or_else(|| panic!("{id} decodes"));
+        let shown = serde_json::to_value(event.view("https://x.example")).expect("json");
+        match id {
+            "evt_2" => assert_eq!(shown["data"]["object"]["bio"], "changed"),
+            "evt_3" => assert_eq!(shown["data"]["object"]["card"]["id"], card.id),
+            "evt_4" => assert_eq!(
+                shown["data"]["object"],
+                json!({"id": card.id, "slug": card.slug, "deleted": true})
+            ),
+            _ => assert_eq!(shown["data"]["object"]["slug"], card.slug),
+        }
+    }
+    assert!(db
+        .exec("events::get_sql", &events::get_sql(acc + 1, "evt_1"))
+        .is_empty());
+    // Retention: everything before the cutoff goes, and the account remembers how far.
+    let pruned = db.batch("events::prune_sql", &events::prune_sql(now + 1, 1000));
+    assert_eq!(pruned.len(), 2);
+    assert!(feed(db, acc).is_empty());
+    let rows = db.exec(
+        "events::list_sql",
+        &events::list_sql(acc, 0, &[EventType::CardCreated], 10)[0],
+    );
+    assert_eq!(
+        rows,
+        vec![json!({"event_sequence": 4, "events_pruned_through": 4})]
+    );
+
+    // Idempotency: one claim wins; a stale claim can be taken over.
+    let claim = |key: &str, at: i64| {
+        idempotency::claim_sql(
+            acc,
+            key,
+            "POST",
+            "/api/v1/cards",
+            "d",
+            at,
+            at - 1000,
+            at - 100,
+        )
+    };
+    assert_eq!(db.exec("idempotency::claim_sql", &claim("k", now)).len(), 1);
+    assert!(
+        db.exec("idempotency::claim_sql", &claim("k", now))
+            .is_empty(),
+        "taken"
+    );
+    let response = KeptResponse {
+        status: 201,
+        content_type: "application/json".into(),
+        body: "{}".into(),
+    };
+    db.exec(
+        "idempotency::complete_sql",
+        &idempotency::complete_sql(acc, "k", &response),
+    );
+    let rows = db.exec("idempotency::find_sql", &idempotency::find_sql(acc, "k"));
+    let kept = one::<idempotency::KeptRow>("idempotency::find_sql", rows).decode();
+    assert_eq!(kept.response, Some(response));
+    assert!(
+        db.exec("idempotency::claim_sql", &claim("k", now + 500))
+            .is_empty(),
+        "a kept response is not taken over before it expires"
+    );
+    assert_eq!(
+        db.exec("idempotency::claim_sql", &claim("k", now + 2000))
+            .len(),
+        1,
+        "an expired one is"
+    );
+    assert!(db
+        .exec("idempotency::claim_sql", &claim("k", now + 2050))
+        .is_empty());
+    assert_eq!(
+        db.exec("idempotency::claim_sql", &claim("k", now + 2200))
+            .len(),
+        1,
+        "an abandoned claim is freed"
+    );
+    db.exec(
+        "idempotency::release_sql",
+        &idempotency::release_sql(acc, "k"),
+    );
+    assert!(db
+        .exec("idempotency::find_sql", &idempotency::find_sql(acc, "k"))
+        .is_empty());
+    db.exec("idempotency::claim_sql", &claim("old", now));
+    db.exec(
+        "idempotency::prune_sql",
+        &idempotency::prune_sql(now + 1, 10),
+    );
+    assert!(db
+        .exec("idempotency::find_sql", &idempotency::find_sql(acc, "old"))
+        .is_empty());
+}
+
+#[test]
+fn lists_range_over_their_indexes() {
+    let mut db = Db::new();
+    let page = Page::from_query(None, None);
+    let plans = [
+        cards::list_sql(1, None, page),
+        cards::list_sql(1, Some(5), page),
+        leads::list_sql(1, LeadFilter::default(), page),
+        leads::list_sql(
+            1,
+            LeadFilter {
+                card: None,
+                since: Some(5),
+            },
+            page,
+        ),
+        leads::list_sql(
+            1,
+            LeadFilter {
+                card: Some(2),
+                since: None,
+            },
+            page,
+        ),
+        events::list_sql(1, 0, &[EventType::CardCreated], 10),
+    ];
+    for stmts in plans {
+        for stmt in stmts {
+            let explained = Stmt::new(
+                format!("EXPLAIN QUERY PLAN {}", stmt.sql),
+                stmt.args.clone(),
+            );
+            let plan: Vec<String> = db
+                .exec("plan", &explained)
+                .iter()
+                .filter_map(|r| r["detail"].as_str().map(str::to_string))
+                .collect();
+            let text = plan.join(" | ");
+            assert!(
+                !plan.iter().any(|d| d.starts_with("SCAN ")
+                    && !d.contains(" USING ")
+                    && !d.contains("VIRTUAL TABLE")),
+                "a full scan:\n{}\n{text}",
+                stmt.sql
+            );
+            assert!(
+                text.contains("USING"),
+                "no index used:\n{}\n{text}",
+                stmt.sql
+            );
+        }
+    }
 }

@@ -127,6 +127,8 @@ impl Server {
             "--persist-to".into(),
             state.display().to_string(),
             "--show-interactive-dev-session=false".into(),
+            // Lets tests run the cron handler: GET /__scheduled.
+            "--test-scheduled".into(),
             "--inspector-port".into(),
             free_port().to_string(),
             "--var".into(),

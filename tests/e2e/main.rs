@@ -8,6 +8,7 @@ mod admin;
 mod analytics;
 mod auth;
 mod cards;
+mod feed;
 mod leads;
 mod public;
 mod ratelimit;

@@ -190,8 +190,10 @@ fn openapi_document_is_published_without_auth() {
             "createCard",
             "deleteCard",
             "getCard",
+            "getEvent",
             "getLead",
             "listCards",
+            "listEvents",
             "listLeads",
             "patchCard",
             "updateCard"

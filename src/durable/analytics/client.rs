@@ -2,7 +2,7 @@
 //! the request that carries an [`Event`] and its decoding, kept together so the two ends
 //! cannot drift apart.
 
-use worker::{Env, Method, Request, RequestInit, Result};
+use worker::{Env, Request, Result};
 
 use crate::domain::analytics::Event;
 
@@ -14,10 +14,7 @@ const EVENT_URL: &str = "https://aggregator/event";
 
 /// `POST` of the event as JSON.
 fn request(event: &Event) -> Result<Request> {
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_body(Some(serde_json::to_string(event)?.into()));
-    Request::new_with_init(EVENT_URL, &init)
+    crate::durable::post(EVENT_URL, &serde_json::to_string(event)?)
 }
 
 /// The event a request carries; the object answers 400 when this fails.

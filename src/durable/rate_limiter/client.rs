@@ -3,7 +3,7 @@
 //! per call, chosen because the gate is on every API request's path) stays in this file.
 
 use serde::{Deserialize, Serialize};
-use worker::{Env, Method, Request, RequestInit, Result, Stub};
+use worker::{Env, Result, Stub};
 
 use crate::domain::ratelimit::Decision;
 use crate::domain::weburl::{form_pairs, parse_http};
@@ -83,10 +83,8 @@ pub async fn check(env: &Env, hash: &str, limit: u32) -> Result<Gate> {
 /// Makes the token's object forget its cached auth record, so the very next request sees
 /// D1's current state.
 pub async fn invalidate(env: &Env, hash: &str) -> Result<()> {
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post);
     let resp = stub(env, hash)?
-        .fetch_with_request(Request::new_with_init(&Call::Invalidate.url(), &init)?)
+        .fetch_with_request(crate::durable::post(&Call::Invalidate.url(), "")?)
         .await?;
     match resp.status_code() {
         200 => Ok(()),

@@ -3,7 +3,7 @@
 //! across isolates and each object stays small.
 
 use serde::{Deserialize, Serialize};
-use worker::{Env, Method, Request, RequestInit, Result};
+use worker::{Env, Request, Result};
 
 use crate::domain::throttle::{Limit, Verdict};
 
@@ -38,11 +38,8 @@ async fn ask(env: &Env, name: &str, call: &Call) -> Result<Verdict> {
         .durable_object(BINDING)?
         .id_from_name(name)?
         .get_stub()?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_body(Some(serde_json::to_string(call)?.into()));
     let mut resp = stub
-        .fetch_with_request(Request::new_with_init(URL, &init)?)
+        .fetch_with_request(crate::durable::post(URL, &serde_json::to_string(call)?)?)
         .await?;
     match resp.status_code() {
         200 => resp.json().await,

@@ -1,0 +1,167 @@
+//! Idempotency keys in D1 (extensions.md 3). The claim is one `INSERT ... ON CONFLICT`:
+//! D1 runs one write at a time on the primary, so of any number of concurrent requests with
+//! one key of one account exactly one gets the row back; the others find it taken.
+
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+use super::{first, run, Stmt};
+use crate::domain::idempotency::{Kept, KeptResponse};
+
+/// Takes the key for this request, or a kept one that has expired (older than
+/// `expired_before`) or whose request was abandoned (unfinished and older than
+/// `abandoned_before`). A row comes back only to the request that took it.
+#[allow(clippy::too_many_arguments)]
+pub fn claim_sql(
+    account_id: i64,
+    key: &str,
+    method: &str,
+    path: &str,
+    digest: &str,
+    now: i64,
+    expired_before: i64,
+    abandoned_before: i64,
+) -> Stmt {
+    Stmt::new(
+        "INSERT INTO idempotency_keys (account_id, key, method, path, digest, created_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT (account_id, key) DO UPDATE SET method = excluded.method, \
+             path = excluded.path, digest = excluded.digest, created_at = excluded.created_at, \
+             status = NULL, headers = NULL, body = NULL \
+         WHERE idempotency_keys.created_at < ?7 \
+            OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < ?8) \
+         RETURNING 1 AS claimed",
+        vec![
+            account_id.into(),
+            key.into(),
+            method.into(),
+            path.into(),
+            digest.into(),
+            now.into(),
+            expired_before.into(),
+            abandoned_before.into(),
+        ],
+    )
+}
+
+#[derive(Deserialize)]
+struct Claimed {
+    #[allow(dead_code)]
+    claimed: i64,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub async fn claim(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+    method: &str,
+    path: &str,
+    digest: &str,
+    now: i64,
+    expired_before: i64,
+    abandoned_before: i64,
+) -> Result<bool> {
+    let stmt = claim_sql(
+        account_id,
+        key,
+        method,
+        path,
+        digest,
+        now,
+        expired_before,
+        abandoned_before,
+    );
+    Ok(first::<Claimed>(db, stmt).await?.is_some())
+}
+
+#[derive(Debug, Deserialize)]
+pub struct KeptRow {
+    pub method: String,
+    pub path: String,
+    pub digest: String,
+    pub status: Option<i64>,
+    pub headers: Option<String>,
+    pub body: Option<String>,
+}
+
+impl KeptRow {
+    pub fn decode(self) -> Kept {
+        let response = match (self.status, self.body) {
+            (Some(status), Some(body)) => Some(KeptResponse {
+                status: u16::try_from(status).unwrap_or(200),
+                content_type: self.headers.unwrap_or_else(|| "application/json".into()),
+                body,
+            }),
+            _ => None,
+        };
+        Kept {
+            method: self.method,
+            path: self.path,
+            digest: self.digest,
+            response,
+        }
+    }
+}
+
+pub fn find_sql(account_id: i64, key: &str) -> Stmt {
+    Stmt::new(
+        "SELECT method, path, digest, status, headers, body FROM idempotency_keys \
+         WHERE account_id = ?1 AND key = ?2",
+        vec![account_id.into(), key.into()],
+    )
+}
+
+pub async fn find(db: &D1Database, account_id: i64, key: &str) -> Result<Option<Kept>> {
+    let row: Option<KeptRow> = first(db, find_sql(account_id, key)).await?;
+    Ok(row.map(KeptRow::decode))
+}
+
+/// Keeps the response of the request that holds the key.
+pub fn complete_sql(account_id: i64, key: &str, response: &KeptResponse) -> Stmt {
+    Stmt::new(
+        "UPDATE idempotency_keys SET status = ?3, headers = ?4, body = ?5 \
+         WHERE account_id = ?1 AND key = ?2",
+        vec![
+            account_id.into(),
+            key.into(),
+            i64::from(response.status).into(),
+            response.content_type.as_str().into(),
+            response.body.as_str().into(),
+        ],
+    )
+}
+
+pub async fn complete(
+    db: &D1Database,
+    account_id: i64,
+    key: &str,
+    response: &KeptResponse,
+) -> Result<()> {
+    run(db, complete_sql(account_id, key, response)).await
+}
+
+/// Frees the key (a response that is not kept), so the client may retry with it.
+pub fn release_sql(account_id: i64, key: &str) -> Stmt {
+    Stmt::new(
+        "DELETE FROM idempotency_keys WHERE account_id = ?1 AND key = ?2 AND status IS NULL",
+        vec![account_id.into(), key.into()],
+    )
+}
+
+pub async fn release(db: &D1Database, account_id: i64, key: &str) -> Result<()> {
+    run(db, release_sql(account_id, key)).await
+}
+
+/// Removes up to `max_rows` keys older than `cutoff`.
+pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
+    Stmt::new(
+        "DELETE FROM idempotency_keys WHERE (account_id, key) IN \
+         (SELECT account_id, key FROM idempotency_keys WHERE created_at < ?1 LIMIT ?2)",
+        vec![cutoff.into(), max_rows.into()],
+    )
+}
+
+pub async fn prune(db: &D1Database, cutoff: i64) -> Result<()> {
+    run(db, prune_sql(cutoff, 5_000)).await
+}
