@@ -264,11 +264,16 @@ wrk.method = "{method}"
 wrk.headers["Content-Type"] = "application/json"
 {headers}
 wrk.body = {body}
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
 local n = 0
-local run = math.random(1, 1000000000)
 request = function()
   n = n + 1
-  wrk.headers["Idempotency-Key"] = string.format("bench-%d-%d", run, n)
+  -- A fresh key per request, distinct across wrk's threads.
+  wrk.headers["Idempotency-Key"] = string.format("bench-%d-%d", tid, n)
   return wrk.format()
 end
 """
