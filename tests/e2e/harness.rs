@@ -32,6 +32,40 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// wrangler.toml as the tests run it: the already built worker with no `[build]` step, so
+/// wrangler neither rebuilds nor watches `src/` (its watcher restarts the worker once
+/// after start-up, failing whatever non-GET request is in flight). Paths are absolute
+/// because the copy lives in the state directory, where `.dev.vars` is not read either.
+fn test_config(state: &Path) -> PathBuf {
+    let root = root();
+    let text = std::fs::read_to_string(root.join("wrangler.toml")).expect("read wrangler.toml");
+    let mut out = String::new();
+    let mut in_build = false;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('[') {
+            in_build = trimmed.starts_with("[build]");
+        }
+        if in_build {
+            continue;
+        }
+        let abs = |rel: &str| root.join(rel).display().to_string();
+        let line = match trimmed.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
+            Some(("main", v)) => format!("main = \"{}\"", abs(v.trim_matches('"'))),
+            Some(("migrations_dir", v)) => {
+                format!("migrations_dir = \"{}\"", abs(v.trim_matches('"')))
+            }
+            Some(("directory", v)) => format!("directory = \"{}\"", abs(v.trim_matches('"'))),
+            _ => line.to_string(),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let path = state.join("wrangler.toml");
+    std::fs::write(&path, out).expect("write the test wrangler.toml");
+    path
+}
+
 /// The shared server most tests use.
 pub fn server() -> &'static Server {
     static DEFAULT: OnceLock<Server> = OnceLock::new();
@@ -55,7 +89,9 @@ impl Server {
         std::fs::create_dir_all(&state).expect("create state dir");
         let out = Command::new(&wrangler)
             .current_dir(root)
-            .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
+            .args(["d1", "migrations", "apply", "DB", "--local", "--config"])
+            .arg(test_config(&state))
+            .arg("--persist-to")
             .arg(&state)
             .env("CI", "true")
             .output()
@@ -120,6 +156,8 @@ impl Server {
         let port = free_port();
         let mut args = vec![
             "dev".to_string(),
+            "--config".into(),
+            state.join("wrangler.toml").display().to_string(),
             "--ip".into(),
             "127.0.0.1".into(),
             "--port".into(),
