@@ -199,6 +199,11 @@ impl Server {
             .arg("-c")
             .arg(script)
             .current_dir(root)
+            // Each server its own dev registry: wrangler dev reloads a worker when another
+            // of the same name registers or leaves (a server starting or stopping in a
+            // parallel test), and a reload answers 503 to the POSTs in flight.
+            .env("WRANGLER_REGISTRY_PATH", state.join("registry"))
+            .env("WRANGLER_CI_DISABLE_CONFIG_WATCHING", "true")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
