@@ -13,7 +13,7 @@ use crate::domain::idempotency::{
 use crate::domain::principal::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::App;
-use crate::store::idempotency as kept;
+use crate::store::idempotency::{self as kept, Claim};
 
 /// The request a key is used for.
 pub struct Target<'a> {
@@ -44,18 +44,17 @@ pub async fn once(
     let digest = digest(target.body);
     let db = app.db()?;
     let now = app.now_ms;
-    let claimed = kept::claim(
-        &db,
-        p.account_id,
+    let claim = Claim {
+        account_id: p.account_id,
         key,
-        &target.method,
-        &target.path,
-        &digest,
+        method: &target.method,
+        path: &target.path,
+        digest: &digest,
         now,
-        now - KEEP_MS,
-        now - ABANDONED_MS,
-    )
-    .await?;
+        expired_before: now - KEEP_MS,
+        abandoned_before: now - ABANDONED_MS,
+    };
+    let claimed = kept::claim(&db, &claim).await?;
     if !claimed {
         let found = kept::find(&db, p.account_id, key).await?;
         return match found.map(|k| k.repeat(&target.method, &target.path, &digest)) {

@@ -8,20 +8,23 @@ use worker::{D1Database, Result};
 use super::{first, run, Stmt};
 use crate::domain::idempotency::{Kept, KeptResponse};
 
-/// Takes the key for this request, or a kept one that has expired (older than
-/// `expired_before`) or whose request was abandoned (unfinished and older than
-/// `abandoned_before`). A row comes back only to the request that took it.
-#[allow(clippy::too_many_arguments)]
-pub fn claim_sql(
-    account_id: i64,
-    key: &str,
-    method: &str,
-    path: &str,
-    digest: &str,
-    now: i64,
-    expired_before: i64,
-    abandoned_before: i64,
-) -> Stmt {
+/// A request taking a key: what it is, when, and from when older claims give way.
+pub struct Claim<'a> {
+    pub account_id: i64,
+    pub key: &'a str,
+    pub method: &'a str,
+    pub path: &'a str,
+    pub digest: &'a str,
+    pub now: i64,
+    /// Kept responses older than this have expired.
+    pub expired_before: i64,
+    /// Unfinished claims older than this were abandoned (their isolate died).
+    pub abandoned_before: i64,
+}
+
+/// Takes the key for this request, or a kept one that has expired or whose request was
+/// abandoned. A row comes back only to the request that took it.
+pub fn claim_sql(c: &Claim) -> Stmt {
     Stmt::new(
         "INSERT INTO idempotency_keys (account_id, key, method, path, digest, created_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
@@ -32,14 +35,14 @@ pub fn claim_sql(
             OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < ?8) \
          RETURNING 1 AS claimed",
         vec![
-            account_id.into(),
-            key.into(),
-            method.into(),
-            path.into(),
-            digest.into(),
-            now.into(),
-            expired_before.into(),
-            abandoned_before.into(),
+            c.account_id.into(),
+            c.key.into(),
+            c.method.into(),
+            c.path.into(),
+            c.digest.into(),
+            c.now.into(),
+            c.expired_before.into(),
+            c.abandoned_before.into(),
         ],
     )
 }
@@ -50,29 +53,9 @@ struct Claimed {
     claimed: i64,
 }
 
-#[allow(clippy::too_many_arguments)]
-pub async fn claim(
-    db: &D1Database,
-    account_id: i64,
-    key: &str,
-    method: &str,
-    path: &str,
-    digest: &str,
-    now: i64,
-    expired_before: i64,
-    abandoned_before: i64,
-) -> Result<bool> {
-    let stmt = claim_sql(
-        account_id,
-        key,
-        method,
-        path,
-        digest,
-        now,
-        expired_before,
-        abandoned_before,
-    );
-    Ok(first::<Claimed>(db, stmt).await?.is_some())
+/// Whether this request now holds the key.
+pub async fn claim(db: &D1Database, c: &Claim<'_>) -> Result<bool> {
+    Ok(first::<Claimed>(db, claim_sql(c)).await?.is_some())
 }
 
 #[derive(Debug, Deserialize)]

@@ -517,16 +517,16 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
 
     // Idempotency: one claim wins; a stale claim can be taken over.
     let claim = |key: &str, at: i64| {
-        idempotency::claim_sql(
-            acc,
+        idempotency::claim_sql(&idempotency::Claim {
+            account_id: acc,
             key,
-            "POST",
-            "/api/v1/cards",
-            "d",
-            at,
-            at - 1000,
-            at - 100,
-        )
+            method: "POST",
+            path: "/api/v1/cards",
+            digest: "d",
+            now: at,
+            expired_before: at - 1000,
+            abandoned_before: at - 100,
+        })
     };
     assert_eq!(db.exec("idempotency::claim_sql", &claim("k", now)).len(), 1);
     assert!(
