@@ -13,13 +13,11 @@ pub mod client;
 use std::cell::Cell;
 
 use serde::Deserialize;
-use worker::{
-    durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue,
-    State,
-};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
 
 use crate::domain::analytics::{fold, CounterKey, Dimension, Event, Increment, Month};
 use crate::domain::time::day_of;
+use crate::durable::{int, txt};
 use crate::store::analytics::NAMESPACE;
 
 /// Counter documents expire after this long; reports look back at most 365 days.
@@ -90,22 +88,9 @@ struct Value1 {
     value: i64,
 }
 
-fn int(i: i64) -> SqlStorageValue {
-    SqlStorageValue::Integer(i)
-}
-
-fn txt(s: &str) -> SqlStorageValue {
-    SqlStorageValue::String(s.to_string())
-}
-
 impl AnalyticsAggregator {
     fn sql(&self) -> Result<SqlStorage> {
-        let sql = self.state.storage().sql();
-        if !self.schema_ready.get() {
-            sql.exec(SCHEMA, None)?;
-            self.schema_ready.set(true);
-        }
-        Ok(sql)
+        crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready)
     }
 
     fn add(sql: &SqlStorage, inc: &Increment) -> Result<()> {

@@ -10,12 +10,10 @@ pub mod client;
 use std::cell::Cell;
 
 use serde::Deserialize;
-use worker::{
-    durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue,
-    State,
-};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
 
 use crate::domain::throttle::{verdict, Limit, Verdict};
+use crate::durable::{int, txt};
 use client::Call;
 
 const SCHEMA: &str = "
@@ -34,22 +32,9 @@ struct Expiry {
     expires: i64,
 }
 
-fn int(i: i64) -> SqlStorageValue {
-    SqlStorageValue::Integer(i)
-}
-
-fn txt(s: &str) -> SqlStorageValue {
-    SqlStorageValue::String(s.to_string())
-}
-
 impl Throttle {
     fn sql(&self) -> Result<SqlStorage> {
-        let sql = self.state.storage().sql();
-        if !self.schema_ready.get() {
-            sql.exec(SCHEMA, None)?;
-            self.schema_ready.set(true);
-        }
-        Ok(sql)
+        crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready)
     }
 
     /// Decides and counts with no await in between: one call's check and its count cannot
