@@ -454,6 +454,12 @@ impl Card {
     /// The card as the account's current features let it be shown (extensions.md 5): the
     /// stored values are kept, so an upgrade brings them back.
     pub fn effective(mut self, features: Features) -> Card {
+        self.show_as(features);
+        self
+    }
+
+    /// [`Card::effective`] in place.
+    pub fn show_as(&mut self, features: Features) {
         if !features.lead_form {
             self.show_lead_form = false;
         }
@@ -463,7 +469,6 @@ impl Card {
         if !features.advanced_analytics {
             self.video_url = None;
         }
-        self
     }
 
     /// The links as the page uses them; an entry that does not read as one is skipped.

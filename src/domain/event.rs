@@ -216,8 +216,7 @@ impl Event {
     /// endpoints show it.
     pub fn apply_features(&mut self, features: Features) {
         if let EventObject::Card(card) = &mut self.object {
-            let shown = (**card).clone().effective(features);
-            **card = shown;
+            card.show_as(features);
         }
     }
 

@@ -25,23 +25,11 @@ pub enum Field<T> {
 }
 
 impl<T> Field<T> {
-    pub fn is_absent(&self) -> bool {
-        matches!(self, Field::Absent)
-    }
-
     /// The value, when there is one.
     pub fn value(&self) -> Option<&T> {
         match self {
             Field::Set(t) => Some(t),
             _ => None,
-        }
-    }
-
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Field<U> {
-        match self {
-            Field::Absent => Field::Absent,
-            Field::Null => Field::Null,
-            Field::Set(t) => Field::Set(f(t)),
         }
     }
 }

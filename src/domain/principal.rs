@@ -38,11 +38,6 @@ impl Principal {
         }
     }
 
-    /// Plan first, then the operation's scope.
-    pub fn may(&self, needed: Scope) -> Result<(), Denied> {
-        self.may_any(&[needed])
-    }
-
     /// Plan first, then any one of `scopes`.
     pub fn may_any(&self, scopes: &[Scope]) -> Result<(), Denied> {
         if !self.features.api_access {
@@ -65,11 +60,15 @@ mod tests {
             Principal::new(1, 1, Scopes::new(scopes), plan, Overrides::default())
         };
         let free = p(Plan::Free, vec![Scope::CardsRead]);
-        assert_eq!(free.may(Scope::CardsRead), Err(Denied::NoApiAccess));
+        assert_eq!(free.may_any(&[Scope::CardsRead]), Err(Denied::NoApiAccess));
         assert_eq!(free.card_limit, 1);
         let ent = p(Plan::Enterprise, vec![Scope::CardsWrite]);
-        assert_eq!(ent.may(Scope::CardsRead), Ok(()), "write grants read");
-        assert_eq!(ent.may(Scope::LeadsRead), Err(Denied::MissingScope));
+        assert_eq!(
+            ent.may_any(&[Scope::CardsRead]),
+            Ok(()),
+            "write grants read"
+        );
+        assert_eq!(ent.may_any(&[Scope::LeadsRead]), Err(Denied::MissingScope));
         let pro_with_api = Principal::new(
             1,
             1,
@@ -80,6 +79,6 @@ mod tests {
                 ..Overrides::default()
             },
         );
-        assert_eq!(pro_with_api.may(Scope::LeadsRead), Ok(()));
+        assert_eq!(pro_with_api.may_any(&[Scope::LeadsRead]), Ok(()));
     }
 }
