@@ -646,7 +646,13 @@ fn inside<T>(days: &BTreeMap<Cow<str>, T>, window: &BTreeMap<String, u64>) -> bo
 
 /// Days of the window in `YYYY-MM-DD`, zero-filled; the map's key order is oldest first.
 fn zero_days(today: i64, days: i64) -> BTreeMap<String, u64> {
-    window(today, days).map(|d| (date_string(d), 0)).collect()
+    // Inserted one by one: collecting into a BTreeMap sorts first, which compiles a
+    // stable sort for this element type.
+    let mut zeros = BTreeMap::new();
+    for d in window(today, days) {
+        zeros.insert(date_string(d), 0);
+    }
+    zeros
 }
 
 /// Adds one day's counts to the report: its slot in the series and the sums. Both paths of
