@@ -19,7 +19,7 @@ export WASM_BINDGEN_BIN := $(CARGO_BIN)/wasm-bindgen
 export ESBUILD_BIN := $(NODE_BIN)/esbuild
 export WASM_OPT_BIN := $(NODE_BIN)/wasm-opt
 
-SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/short-wasm-names.mjs
 
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
@@ -54,6 +54,8 @@ build: build/index.js
 build/index.js: $(SOURCES) | .tools/stamp
 	@echo "==> building the worker (release wasm)"
 	@worker-build --release
+	@# Function names stay (stack traces), without their symbol hashes: ~22 KB gzipped.
+	@node scripts/short-wasm-names.mjs build/index_bg.wasm
 	@mkdir -p build/assets/api/v1 && cp openapi.json build/assets/api/v1/openapi.json
 	@ls -l build/index_bg.wasm | awk '{printf "==> wasm: %d bytes", $$5}'; \
 	  gzip -9c build/index_bg.wasm | wc -c | awk '{printf ", %d gzipped\n", $$1}'
