@@ -78,10 +78,15 @@ dev: tools build .dev.vars migrate-local
 	echo "==> serving on http://127.0.0.1:$(PORT)"; \
 	echo "    Mint a first API token through the operator API:"; \
 	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts -H 'Authorization: Bearer $$admin' -d '{\"name\":\"Acme\",\"plan\":\"enterprise\"}'"; \
-	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts/1/tokens -H 'Authorization: Bearer $$admin' -d '{\"name\":\"crm\",\"scopes\":[\"cards:write\",\"leads:read\",\"analytics:read\"]}'"; \
+	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts/1/tokens -H 'Authorization: Bearer $$admin' -d '{\"name\":\"crm\",\"scopes\":[\"cards:write\",\"leads:read\",\"analytics:read\",\"webhooks:write\"]}'"; \
 	echo "      curl -s http://127.0.0.1:$(PORT)/api/v1/cards -H 'Authorization: Bearer <token>'"; \
 	echo ""
-	@$(NODE_BIN)/wrangler dev --ip 127.0.0.1 --port $(PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
+	@echo "    Webhooks: private and http:// URLs allowed, retries after 2, 10 and 60 s. The cron"; \
+	echo "    triggers do not fire by themselves locally; run the sweeper with"; \
+	echo "      curl 'http://127.0.0.1:$(PORT)/__scheduled?cron=*+*+*+*+*'"; \
+	echo ""
+	@$(NODE_BIN)/wrangler dev --ip 127.0.0.1 --port $(PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false \
+	  --test-scheduled --var WEBHOOKS_ALLOW_PRIVATE:true --var WEBHOOK_RETRY_SCHEDULE:2,10,60
 
 fmt:
 	cargo fmt --all

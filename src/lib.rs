@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod delivery;
 pub mod domain;
 pub mod durable;
 pub mod http;
@@ -13,7 +14,10 @@ pub mod router;
 pub mod store;
 pub mod upkeep;
 
-use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
+use wasm_bindgen::JsValue;
+use worker::{
+    event, Context, Env, MessageBatch, Request, Response, Result, ScheduleContext, ScheduledEvent,
+};
 
 #[event(start)]
 fn start() {
@@ -25,10 +29,25 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     Ok(router::handle(req, env, ctx).await)
 }
 
-/// Daily upkeep (cron in wrangler.toml): events past retention and expired idempotency keys.
+/// Cron triggers (wrangler.toml): every minute the webhook sweeper; daily the upkeep
+/// (events, idempotency keys and delivery attempts past retention).
 #[event(scheduled)]
-async fn scheduled(_event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
-    if let Err(e) = upkeep::run(&env).await {
-        worker::console_error!("scheduled upkeep failed: {e}");
+async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    match delivery::sweep(&env).await {
+        Ok(0) => {}
+        Ok(n) => worker::console_log!("sweeper: {n} overdue webhook attempt(s) sent again"),
+        Err(e) => worker::console_error!("webhook sweep failed: {e}"),
     }
+    if event.cron() != upkeep::SWEEP_CRON {
+        if let Err(e) = upkeep::run(&env).await {
+            worker::console_error!("scheduled upkeep failed: {e}");
+        }
+    }
+}
+
+/// Webhook delivery attempts (the `WEBHOOKS` queue).
+#[event(queue)]
+async fn queue(batch: MessageBatch<JsValue>, env: Env, _ctx: Context) -> Result<()> {
+    delivery::consume(batch, &env).await;
+    Ok(())
 }

@@ -30,6 +30,14 @@ pub enum Route {
     AnalyticsClicks,
     ListEvents,
     GetEvent(EventId),
+    ListWebhooks,
+    CreateWebhook,
+    GetWebhook(i64),
+    UpdateWebhook(i64),
+    DeleteWebhook(i64),
+    RotateWebhookSecret(i64),
+    ListDeliveries(i64),
+    Redeliver(i64, EventId),
     OpenApi,
     /// A resource path whose id is no id (`/cards/abc`): a 404, answered after auth and
     /// rate limiting like any other missing resource, so it carries the same headers.
@@ -43,6 +51,7 @@ const LEADS_READ: &[Scope] = &[Scope::LeadsRead];
 const ANALYTICS_READ: &[Scope] = &[Scope::AnalyticsRead];
 /// The feed: which of its events a token sees is decided by its scopes (extensions.md 1).
 const EVENTS_READ: &[Scope] = &[Scope::CardsRead, Scope::LeadsRead];
+const WEBHOOKS_WRITE: &[Scope] = &[Scope::WebhooksWrite];
 
 /// An event id as written in a path (`evt_` + 32 hex digits), kept as a number so routes
 /// stay `Copy`.
@@ -72,6 +81,14 @@ impl Route {
             // OpenApi is served before authentication; its scope is never checked.
             Route::AnalyticsViews | Route::AnalyticsClicks | Route::OpenApi => ANALYTICS_READ,
             Route::ListEvents | Route::GetEvent(_) => EVENTS_READ,
+            Route::ListWebhooks
+            | Route::CreateWebhook
+            | Route::GetWebhook(_)
+            | Route::UpdateWebhook(_)
+            | Route::DeleteWebhook(_)
+            | Route::RotateWebhookSecret(_)
+            | Route::ListDeliveries(_)
+            | Route::Redeliver(..) => WEBHOOKS_WRITE,
             Route::BadId(scopes) => scopes,
         }
     }
@@ -80,7 +97,25 @@ impl Route {
     fn is_write(self) -> bool {
         matches!(
             self,
-            Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_)
+            Route::CreateCard
+                | Route::UpdateCard(_)
+                | Route::DeleteCard(_)
+                | Route::CreateWebhook
+                | Route::UpdateWebhook(_)
+                | Route::DeleteWebhook(_)
+                | Route::RotateWebhookSecret(_)
+                | Route::Redeliver(..)
+        )
+    }
+
+    /// Writes whose body is JSON; the others take none and ignore what is sent.
+    fn has_body(self) -> bool {
+        matches!(
+            self,
+            Route::CreateCard
+                | Route::UpdateCard(_)
+                | Route::CreateWebhook
+                | Route::UpdateWebhook(_)
         )
     }
 }
@@ -106,6 +141,32 @@ pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
         (["events", event], "GET") => {
             EventId::parse(event).map_or(Route::BadId(EVENTS_READ), Route::GetEvent)
         }
+        (["webhooks"], "GET") => Route::ListWebhooks,
+        (["webhooks"], "POST") => Route::CreateWebhook,
+        (["webhooks"], _) => return Err(ApiError::MethodNotAllowed("GET, POST")),
+        (["webhooks", hook], m) => match (m, path_id(hook)) {
+            ("GET", Some(hook)) => Route::GetWebhook(hook),
+            ("PATCH", Some(hook)) => Route::UpdateWebhook(hook),
+            ("DELETE", Some(hook)) => Route::DeleteWebhook(hook),
+            ("GET" | "PATCH" | "DELETE", None) => Route::BadId(WEBHOOKS_WRITE),
+            _ => return Err(ApiError::MethodNotAllowed("GET, PATCH, DELETE")),
+        },
+        (["webhooks", hook, "rotate-secret"], "POST") => {
+            path_id(hook).map_or(Route::BadId(WEBHOOKS_WRITE), Route::RotateWebhookSecret)
+        }
+        (["webhooks", hook, "deliveries"], "GET") => {
+            path_id(hook).map_or(Route::BadId(WEBHOOKS_WRITE), Route::ListDeliveries)
+        }
+        (["webhooks", hook, "events", event, "redeliver"], "POST") => {
+            match (path_id(hook), EventId::parse(event)) {
+                (Some(hook), Some(event)) => Route::Redeliver(hook, event),
+                _ => Route::BadId(WEBHOOKS_WRITE),
+            }
+        }
+        (["webhooks", _, "rotate-secret"] | ["webhooks", _, "events", _, "redeliver"], _) => {
+            return Err(ApiError::MethodNotAllowed("POST"))
+        }
+        (["webhooks", _, "deliveries"], _) => return Err(ApiError::MethodNotAllowed("GET")),
         (["analytics", "views"], "GET") => Route::AnalyticsViews,
         (["analytics", "clicks"], "GET") => Route::AnalyticsClicks,
         (["openapi.json"], "GET") => Route::OpenApi,
@@ -190,32 +251,45 @@ async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiRe
         Route::ListCards => api::cards::list(app, p, &req).await,
         Route::GetCard(id) => api::cards::get(app, p, id).await,
         Route::ListEvents => api::events::list(app, p, &req).await,
-        Route::GetEvent(id) => api::events::get(app, p, &id.text()).await,
-        Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_) => {
-            Err(ApiError::Internal("a write outside write()".into()))
-        }
+        Route::GetEvent(id) => api::events::get(app, p, id.text()).await,
+        Route::ListWebhooks => api::webhooks::list(app, p, &req).await,
+        Route::GetWebhook(id) => api::webhooks::get(app, p, id).await,
+        Route::ListDeliveries(id) => api::webhooks::deliveries(app, p, &req, id).await,
         Route::ListLeads => api::leads::list(app, p, &req).await,
         Route::GetLead(id) => api::leads::get(app, p, id).await,
         Route::AnalyticsViews => api::analytics::views(app, p, &req).await,
         Route::AnalyticsClicks => api::analytics::clicks(app, p, &req).await,
+        Route::CreateCard
+        | Route::UpdateCard(_)
+        | Route::DeleteCard(_)
+        | Route::CreateWebhook
+        | Route::UpdateWebhook(_)
+        | Route::DeleteWebhook(_)
+        | Route::RotateWebhookSecret(_)
+        | Route::Redeliver(..) => Err(ApiError::Internal("a write outside write()".into())),
         // Served before authentication, in api_v1.
-        Route::OpenApi => Err(ApiError::NotFound),
-        Route::BadId(_) => Err(ApiError::NotFound),
+        Route::OpenApi | Route::BadId(_) => Err(ApiError::NotFound),
     }
 }
 
 /// A write, run once per `Idempotency-Key` when the request carries one.
 async fn write(app: &App, p: &Principal, mut req: Request, route: Route) -> ApiResult<Response> {
     let key = req.headers().get(HEADER).ok().flatten();
-    let body = match route {
-        Route::DeleteCard(_) => Map::new(),
-        _ => json_object(&mut req).await?,
+    let body = if route.has_body() {
+        json_object(&mut req).await?
+    } else {
+        Map::new()
     };
     let run = async {
         match route {
             Route::CreateCard => api::cards::create(app, p, &body).await,
             Route::UpdateCard(id) => api::cards::update(app, p, &body, id).await,
             Route::DeleteCard(id) => api::cards::delete(app, p, id).await,
+            Route::CreateWebhook => api::webhooks::create(app, p, &body).await,
+            Route::UpdateWebhook(id) => api::webhooks::update(app, p, &body, id).await,
+            Route::DeleteWebhook(id) => api::webhooks::delete(app, p, id).await,
+            Route::RotateWebhookSecret(id) => api::webhooks::rotate(app, p, id).await,
+            Route::Redeliver(id, event) => api::webhooks::redeliver(app, p, id, event.text()).await,
             _ => Err(ApiError::NotFound),
         }
     };

@@ -13,6 +13,7 @@ use crate::http::params::{self, query, updated_since};
 use crate::http::response::{json_response, ok, Data, Paged};
 use crate::http::App;
 use crate::store::cards::{self, Created};
+use crate::store::outbox;
 
 #[derive(Serialize)]
 struct One<'a> {
@@ -47,7 +48,7 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
     let mut input = CardInput::parse(body)?;
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
-    let created = cards::create(
+    let (created, sent) = cards::create(
         &app.db()?,
         p.account_id,
         &input,
@@ -57,6 +58,7 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
         app.now_ms,
     )
     .await?;
+    outbox::dispatch(&app.env, &app.ctx, sent);
     match created {
         Created::Card(card) => {
             let card = card.effective(p.features);
@@ -84,15 +86,16 @@ pub async fn update(
 ) -> ApiResult<Response> {
     let mut patch = CardPatch::parse(body)?;
     patch.apply_plan(p.features);
-    let card = cards::update(&app.db()?, p.account_id, id, &patch, app.now_ms)
-        .await?
-        .ok_or(ApiError::NotFound)?
-        .effective(p.features);
+    let (card, sent) = cards::update(&app.db()?, p.account_id, id, &patch, app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent);
+    let card = card.ok_or(ApiError::NotFound)?.effective(p.features);
     Ok(one(app, 200, &card, "Card updated successfully."))
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    if !cards::delete(&app.db()?, p.account_id, id, app.now_ms).await? {
+    let (deleted, sent) = cards::delete(&app.db()?, p.account_id, id, app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent);
+    if !deleted {
         return Err(ApiError::NotFound);
     }
     ok(&serde_json::json!({"message": "Card deleted successfully."}))

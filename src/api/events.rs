@@ -60,8 +60,8 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     })
 }
 
-pub async fn get(app: &App, p: &Principal, id: &str) -> ApiResult<Response> {
-    let mut event = events::get(&app.db()?, p.account_id, id)
+pub async fn get(app: &App, p: &Principal, id: String) -> ApiResult<Response> {
+    let mut event = events::get(&app.db()?, p.account_id, &id)
         .await?
         .filter(|e| p.scopes.grants(e.kind.scope()))
         .ok_or(ApiError::NotFound)?;

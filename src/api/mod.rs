@@ -8,3 +8,4 @@ pub mod events;
 pub mod idempotency;
 pub mod leads;
 pub mod openapi;
+pub mod webhooks;

@@ -6,6 +6,7 @@ use worker::Response;
 use super::json::json_response;
 use crate::domain::principal::Denied;
 use crate::domain::validation::FieldErrors;
+use crate::domain::webhook::limit_message;
 
 #[derive(Debug)]
 pub enum ApiError {
@@ -17,6 +18,10 @@ pub enum ApiError {
     MissingScope,
     /// 403: the plan's card limit is reached.
     CardLimit,
+    /// 403: the account has as many webhooks as it may.
+    WebhookLimit,
+    /// 409: a disabled webhook is sent nothing, redeliveries included.
+    WebhookDisabled,
     NotFound,
     /// 409: a request with the same Idempotency-Key is still running.
     Conflict,
@@ -42,9 +47,12 @@ impl ApiError {
     pub fn status(&self) -> u16 {
         match self {
             ApiError::Unauthenticated => 401,
-            ApiError::NoApiAccess | ApiError::MissingScope | ApiError::CardLimit => 403,
+            ApiError::NoApiAccess
+            | ApiError::MissingScope
+            | ApiError::CardLimit
+            | ApiError::WebhookLimit => 403,
             ApiError::NotFound => 404,
-            ApiError::Conflict => 409,
+            ApiError::Conflict | ApiError::WebhookDisabled => 409,
             ApiError::Gone => 410,
             ApiError::MethodNotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
@@ -67,6 +75,10 @@ impl ApiError {
             }
             ApiError::CardLimit => json!({
                 "message": "You have reached the card limit of your current plan. Upgrade your plan to create more cards."
+            }),
+            ApiError::WebhookLimit => json!({"message": limit_message()}),
+            ApiError::WebhookDisabled => json!({
+                "message": "The webhook is disabled. Enable it (PATCH status: enabled) before redelivering."
             }),
             ApiError::NotFound => json!({"message": "Not found."}),
             ApiError::Conflict => json!({

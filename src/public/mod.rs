@@ -23,7 +23,7 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{client_address, method, query};
 use crate::http::response::json_response;
 use crate::http::App;
-use crate::store::{cards, leads};
+use crate::store::{cards, leads, outbox};
 use i18n::{strings, Text};
 use page::{Form, FormState};
 
@@ -312,7 +312,7 @@ async fn lead(
             }
         });
     }
-    leads::create(
+    let (lead, sent) = leads::create(
         &app.db()?,
         card.account_id,
         card.id,
@@ -320,8 +320,9 @@ async fn lead(
         source(src.as_deref()),
         app.now_ms,
     )
-    .await?
-    .ok_or_else(|| ApiError::Internal("lead insert returned no row".into()))?;
+    .await?;
+    outbox::dispatch(&app.env, &app.ctx, sent);
+    lead.ok_or_else(|| ApiError::Internal("lead insert returned no row".into()))?;
     Ok(thanks())
 }
 

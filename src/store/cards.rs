@@ -6,6 +6,7 @@ use super::accounts::AccountRow;
 use super::card_row::{card_columns, CardRow};
 use super::events::{self, Source};
 use super::leads::lead_columns;
+use super::outbox::{fanout_sql, Outbox};
 use super::{batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
@@ -230,7 +231,7 @@ pub async fn create(
     title: &str,
     limit: i64,
     now: i64,
-) -> Result<Created> {
+) -> Result<(Created, Outbox)> {
     let event = events::new_id()?;
     let [append, bump] = events::append_sql(
         account_id,
@@ -243,12 +244,14 @@ pub async fn create(
         create_sql(account_id, input, base_slug, title, limit, now),
         append,
         bump,
+        fanout_sql(account_id, &event, EventType::CardCreated, now),
     ];
     let results = batch(db, stmts).await?;
-    Ok(match rows::<CardRow>(&results, 0)?.into_iter().next() {
+    let created = match rows::<CardRow>(&results, 0)?.into_iter().next() {
         Some(card) => Created::Card(Box::new(card.decode())),
         None => Created::LimitReached,
-    })
+    };
+    Ok((created, Outbox::written(&results, 3)?))
 }
 
 /// Applies the patch; `updated_at` strictly increases even within one millisecond.
@@ -274,7 +277,7 @@ pub async fn update(
     id: i64,
     patch: &CardPatch,
     now: i64,
-) -> Result<Option<Card>> {
+) -> Result<(Option<Card>, Outbox)> {
     let event = events::new_id()?;
     let [append, bump] = events::append_sql(
         account_id,
@@ -283,13 +286,14 @@ pub async fn update(
         now,
         Source::UpdatedCard(id),
     );
+    let fanout = fanout_sql(account_id, &event, EventType::CardUpdated, now);
     let results = batch(
         db,
-        vec![update_sql(account_id, id, patch, now), append, bump],
+        vec![update_sql(account_id, id, patch, now), append, bump, fanout],
     )
     .await?;
     let row = rows::<CardRow>(&results, 0)?.into_iter().next();
-    Ok(row.map(CardRow::decode))
+    Ok((row.map(CardRow::decode), Outbox::written(&results, 3)?))
 }
 
 /// The card and its leads go together.
@@ -308,7 +312,7 @@ pub fn delete_sql(account_id: i64, id: i64) -> [Stmt; 2] {
 
 /// Deletes the card and its leads and records `card.deleted`, in one transaction; `false`
 /// when the account has no such card (and nothing is recorded).
-pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Result<bool> {
+pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Result<(bool, Outbox)> {
     let event = events::new_id()?;
     let [append, bump] = events::append_sql(
         account_id,
@@ -318,6 +322,8 @@ pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Resu
         Source::DeletingCard(id),
     );
     let [leads, card] = delete_sql(account_id, id);
-    let results = batch(db, vec![leads, append, bump, card]).await?;
-    Ok(!rows::<serde_json::Value>(&results, 3)?.is_empty())
+    let fanout = fanout_sql(account_id, &event, EventType::CardDeleted, now);
+    let results = batch(db, vec![leads, append, bump, fanout, card]).await?;
+    let deleted = !rows::<serde_json::Value>(&results, 4)?.is_empty();
+    Ok((deleted, Outbox::written(&results, 3)?))
 }

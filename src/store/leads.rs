@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use worker::{D1Database, Result};
 
 use super::events::{self, Source};
+use super::outbox::{fanout_sql, Outbox};
 use super::{batch, columns_of, rows, Count, SqlValue, Stmt};
 use crate::domain::event::EventType;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
@@ -44,7 +45,7 @@ pub async fn create(
     lead: &LeadInput,
     source: &str,
     now: i64,
-) -> Result<Option<Lead>> {
+) -> Result<(Option<Lead>, Outbox)> {
     let event = events::new_id()?;
     let [append, bump] = events::append_sql(
         account_id,
@@ -57,9 +58,11 @@ pub async fn create(
         create_sql(account_id, card_id, lead, source, now),
         append,
         bump,
+        fanout_sql(account_id, &event, EventType::LeadCreated, now),
     ];
     let results = batch(db, stmts).await?;
-    Ok(rows::<Lead>(&results, 0)?.into_iter().next())
+    let lead = rows::<Lead>(&results, 0)?.into_iter().next();
+    Ok((lead, Outbox::written(&results, 3)?))
 }
 
 /// Which leads a list shows.

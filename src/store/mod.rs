@@ -14,7 +14,10 @@ pub mod cards;
 pub mod events;
 pub mod idempotency;
 pub mod leads;
+pub mod outbox;
+pub mod sealed;
 pub mod tokens;
+pub mod webhooks;
 
 #[cfg(test)]
 mod sql_check;

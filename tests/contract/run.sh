@@ -51,8 +51,8 @@ json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 account=$(curl -fs -X POST "$base/admin/v1/accounts" -H "Authorization: Bearer $admin" \
   -d '{"name":"Contract","plan":"enterprise","card_limit":100000}' | json "['data']['id']")
 token=$(curl -fs -X POST "$base/admin/v1/accounts/$account/tokens" -H "Authorization: Bearer $admin" \
-  -d '{"name":"schemathesis","scopes":["cards:read","cards:write","leads:read","analytics:read"]}' | json "['data']['token']")
-# Seed two cards, a lead, a view and a click, so reads of id 1 find something and the
+  -d '{"name":"schemathesis","scopes":["cards:read","cards:write","leads:read","analytics:read","webhooks:write"]}' | json "['data']['token']")
+# Seed two cards, a lead, a view, a click and a webhook, so reads of id 1 find something and the
 # analytics objects have keys in every map.
 slug=$(curl -fs -X POST "$base/api/v1/cards" -H "Authorization: Bearer $token" \
   -d '{"first_name":"Contract","last_name":"Seed","email":"seed@example.com","show_lead_form":true}' | json "['data']['slug']")
@@ -62,6 +62,8 @@ curl -fs -X POST "$base/c/$slug/leads" -H 'Content-Type: application/json' \
   -d '{"name":"Lead","email":"lead@example.com"}' >/dev/null
 curl -fs "$base/c/$slug" -H 'Referer: https://www.linkedin.com/feed' -A 'Mozilla/5.0 (iPhone)' >/dev/null
 curl -fs -o /dev/null "$base/c/$slug/go/email"
+curl -fs -X POST "$base/api/v1/webhooks" -H "Authorization: Bearer $token" \
+  -d '{"url":"https://hooks.example.com/contract","events":["*"]}' >/dev/null
 
 echo "==> schemathesis against $base (max $max_examples examples per operation)"
 "$venv/bin/schemathesis" run openapi.json --url "$base" \

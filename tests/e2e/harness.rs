@@ -116,6 +116,16 @@ impl Server {
         Server::launch(name, self.state.clone(), self.vars.clone())
     }
 
+    /// [`Server::restart`] with other vars (a fault switch turned off, say).
+    pub fn restart_with(self, name: &str, vars: &[(&str, &str)]) -> Server {
+        self.stop();
+        let vars = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Server::launch(name, self.state.clone(), vars)
+    }
+
     /// Stops `wrangler dev` (its whole process group) and waits until the port is closed.
     pub fn stop(&self) {
         let pgid = std::fs::read_to_string(self.state.join("wrangler.pid")).unwrap_or_default();

@@ -12,3 +12,4 @@ mod feed;
 mod leads;
 mod public;
 mod ratelimit;
+mod webhooks;

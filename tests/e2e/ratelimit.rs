@@ -188,15 +188,39 @@ fn openapi_document_is_published_without_auth() {
             "analyticsClicks",
             "analyticsViews",
             "createCard",
+            "createWebhook",
             "deleteCard",
+            "deleteWebhook",
             "getCard",
             "getEvent",
             "getLead",
+            "getWebhook",
             "listCards",
+            "listDeliveries",
             "listEvents",
             "listLeads",
+            "listWebhooks",
             "patchCard",
-            "updateCard"
+            "redeliverEvent",
+            "rotateWebhookSecret",
+            "updateCard",
+            "updateWebhook"
         ]
+    );
+    // The payload a webhook receives, with its signature headers (OpenAPI 3.1 webhooks).
+    let hook = &doc["webhooks"]["event"]["post"];
+    assert_eq!(
+        hook["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Event"
+    );
+    let headers: Vec<&str> = hook["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        headers,
+        ["webhook-id", "webhook-timestamp", "webhook-signature"]
     );
 }

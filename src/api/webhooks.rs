@@ -1,0 +1,156 @@
+//! Webhook subscriptions and their deliveries (extensions.md 4). Scope `webhooks:write`.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use worker::{Request, Response};
+
+use crate::domain::input::Mode;
+use crate::domain::principal::Principal;
+use crate::domain::webhook::{
+    format_secret, sealing_key, Delivery, DeliveryView, Webhook, WebhookInput, WebhookView,
+};
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::params::{self, query};
+use crate::http::response::{json_response, ok, Data, Paged};
+use crate::http::App;
+use crate::store::outbox::{self, Outbox};
+use crate::store::sealed;
+use crate::store::webhooks::{self, Redelivery};
+
+#[derive(Serialize)]
+struct One<'a, T> {
+    data: T,
+    message: &'a str,
+}
+
+/// `WEBHOOKS_ALLOW_PRIVATE=true` (local configuration only) admits `http://` and private
+/// hosts such as `http://127.0.0.1:9000/hook`.
+pub fn allow_private(app: &App) -> bool {
+    app.var("WEBHOOKS_ALLOW_PRIVATE").as_deref() == Some("true")
+}
+
+/// A fresh `whsec_` secret and its sealed form for storage.
+async fn new_secret(app: &App) -> ApiResult<(String, String)> {
+    let mut random = [0u8; 32];
+    getrandom::fill(&mut random).map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
+    let secret = format_secret(&random);
+    let sealed = sealed::seal(&sealing_key(&app.token_pepper()), &secret).await?;
+    Ok((secret, sealed))
+}
+
+fn answer(status: u16, hook: &Webhook, secret: Option<&str>, message: &str) -> Response {
+    json_response(
+        status,
+        &One {
+            data: hook.view(secret),
+            message,
+        },
+    )
+}
+
+pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
+    let input = WebhookInput::parse(body, Mode::Create, allow_private(app))?;
+    let (secret, sealed) = new_secret(app).await?;
+    let hook = webhooks::create(
+        &app.db()?,
+        p.account_id,
+        &input,
+        &sealed,
+        &app.base_url,
+        app.now_ms,
+    )
+    .await?
+    .ok_or(ApiError::WebhookLimit)?;
+    Ok(answer(
+        201,
+        &hook,
+        Some(&secret),
+        "Webhook created successfully.",
+    ))
+}
+
+pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
+    let page = params::page(&query(req));
+    let (hooks, total) = webhooks::list(&app.db()?, p.account_id, page).await?;
+    ok(&Paged {
+        data: hooks
+            .iter()
+            .map(|h| h.view(None))
+            .collect::<Vec<WebhookView>>(),
+        meta: page.meta(total),
+    })
+}
+
+pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    let hook = webhooks::get(&app.db()?, p.account_id, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    ok(&Data {
+        data: hook.view(None),
+    })
+}
+
+pub async fn update(
+    app: &App,
+    p: &Principal,
+    body: &Map<String, Value>,
+    id: i64,
+) -> ApiResult<Response> {
+    let input = WebhookInput::parse(body, Mode::Update, allow_private(app))?;
+    let hook = webhooks::update(&app.db()?, p.account_id, id, &input, app.now_ms)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(answer(200, &hook, None, "Webhook updated successfully."))
+}
+
+pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    if !webhooks::delete(&app.db()?, p.account_id, id).await? {
+        return Err(ApiError::NotFound);
+    }
+    ok(&serde_json::json!({"message": "Webhook deleted successfully."}))
+}
+
+pub async fn rotate(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    let (secret, sealed) = new_secret(app).await?;
+    let hook = webhooks::rotate(&app.db()?, p.account_id, id, &sealed, app.now_ms)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(answer(
+        200,
+        &hook,
+        Some(&secret),
+        "Webhook secret rotated successfully. The previous secret keeps signing for 24 hours.",
+    ))
+}
+
+pub async fn deliveries(app: &App, p: &Principal, req: &Request, id: i64) -> ApiResult<Response> {
+    let page = params::page(&query(req));
+    let (found, total) = webhooks::deliveries(&app.db()?, p.account_id, id, page)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    ok(&Paged {
+        data: found
+            .iter()
+            .map(Delivery::view)
+            .collect::<Vec<DeliveryView>>(),
+        meta: page.meta(total),
+    })
+}
+
+pub async fn redeliver(app: &App, p: &Principal, id: i64, event_id: String) -> ApiResult<Response> {
+    let scheduled =
+        webhooks::redeliver(&app.db()?, p.account_id, id, &event_id, app.now_ms).await?;
+    let delivery = match scheduled {
+        Redelivery::Scheduled(d) => d,
+        Redelivery::NoWebhook | Redelivery::NoEvent => return Err(ApiError::NotFound),
+        Redelivery::Disabled => return Err(ApiError::WebhookDisabled),
+    };
+    outbox::dispatch(&app.env, &app.ctx, Outbox(vec![delivery.id]));
+    Ok(json_response(
+        202,
+        &One {
+            data: delivery.view(),
+            message: "Redelivery scheduled.",
+        },
+    ))
+}

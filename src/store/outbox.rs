@@ -1,0 +1,129 @@
+//! The webhook outbox (extensions.md 4). A change's D1 batch also writes one pending
+//! delivery per matching webhook, so the commit that makes an event visible also makes its
+//! deliveries certain. Queue messages only say "this attempt is due"; they are sent after
+//! the commit, and the sweeper sends again whatever is overdue, so a crash between commit
+//! and send delays a delivery instead of losing it.
+
+use serde::Deserialize;
+use wasm_bindgen::JsValue;
+use worker::{Context, D1Database, D1Result, Env, QueueContentType, RawMessageBuilder, Result};
+
+use super::{all, rows, Stmt};
+use crate::domain::event::EventType;
+
+/// The queue that carries due attempts, and its dead-letter queue.
+pub const QUEUE: &str = "WEBHOOKS";
+pub const DEAD_LETTERS: &str = "WEBHOOKS_DLQ";
+
+/// Pending attempts no message is known to be on the way for: due longer ago than this.
+/// The send after a commit takes milliseconds, so this only finds what a crash dropped.
+pub const SWEEP_GRACE_MS: i64 = 10_000;
+
+/// Ids of the delivery attempts a batch wrote.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Outbox(pub Vec<i64>);
+
+#[derive(Deserialize)]
+struct Id {
+    id: i64,
+}
+
+impl Outbox {
+    /// The attempts written by the statement at `index` of a batch ([`fanout_sql`]).
+    pub fn written(results: &[D1Result], index: usize) -> Result<Outbox> {
+        Ok(Outbox(
+            rows::<Id>(results, index)?
+                .into_iter()
+                .map(|r| r.id)
+                .collect(),
+        ))
+    }
+}
+
+/// One pending first attempt for every enabled webhook of the account subscribed to `kind`,
+/// written only when event `event_id` was (the statements before it in the batch).
+pub fn fanout_sql(account_id: i64, event_id: &str, kind: EventType, now: i64) -> Stmt {
+    Stmt::new(
+        "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
+             status, due_at, created_at) \
+         SELECT ?1, w.id, ?2, ?3, 1, 'pending', ?4, ?4 FROM webhooks w \
+         WHERE w.account_id = ?1 AND w.status = 'enabled' \
+           AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3)) \
+           AND EXISTS (SELECT 1 FROM events WHERE id = ?2 AND account_id = ?1) \
+         RETURNING id",
+        vec![
+            account_id.into(),
+            event_id.into(),
+            kind.as_str().into(),
+            now.into(),
+        ],
+    )
+}
+
+/// Attempts overdue and not taken by a live consumer, oldest first.
+pub fn overdue_sql(now: i64, claim_ms: i64, limit: i64) -> Stmt {
+    Stmt::new(
+        "SELECT id FROM deliveries WHERE status = 'pending' AND due_at < ?1 \
+           AND (claimed_at IS NULL OR claimed_at < ?2) \
+         ORDER BY due_at LIMIT ?3",
+        vec![
+            (now - SWEEP_GRACE_MS).into(),
+            (now - claim_ms).into(),
+            limit.into(),
+        ],
+    )
+}
+
+pub async fn overdue(db: &D1Database, now: i64, claim_ms: i64, limit: i64) -> Result<Outbox> {
+    let found: Vec<Id> = all(db, overdue_sql(now, claim_ms, limit)).await?;
+    Ok(Outbox(found.into_iter().map(|r| r.id).collect()))
+}
+
+/// Sends one message per attempt (its id, as text), each delayed by `delay_seconds`.
+pub async fn send(env: &Env, queue: &str, outbox: &Outbox, delay_seconds: u32) -> Result<()> {
+    if outbox.0.is_empty() {
+        return Ok(());
+    }
+    let queue = env.queue(queue)?;
+    // Queues take at most 100 messages per batch.
+    for ids in outbox.0.chunks(100) {
+        let messages: Vec<_> = ids
+            .iter()
+            .map(|id| {
+                let mut m = RawMessageBuilder::new(JsValue::from_str(&id.to_string()));
+                if delay_seconds > 0 {
+                    m = m.delay_seconds(delay_seconds);
+                }
+                m.build_with_content_type(QueueContentType::Text)
+            })
+            .collect();
+        queue.send_raw_batch(messages).await?;
+    }
+    Ok(())
+}
+
+/// Sends the attempts a committed batch wrote, after the response (`wait_until`). A
+/// failed send is only logged: the sweeper finds the attempts within a minute. The
+/// test-only var `WEBHOOKS_FAULT=drop-send` skips the send, as a crash between the commit
+/// and the send would.
+pub fn dispatch(env: &Env, ctx: &Context, outbox: Outbox) {
+    if outbox.0.is_empty() {
+        return;
+    }
+    let dropped = env
+        .var("WEBHOOKS_FAULT")
+        .is_ok_and(|v| v.to_string() == "drop-send");
+    if dropped {
+        worker::console_warn!(
+            "WEBHOOKS_FAULT=drop-send: {} attempt(s) not sent",
+            outbox.0.len()
+        );
+        return;
+    }
+    let env = env.clone();
+    ctx.wait_until(async move {
+        if let Err(e) = send(&env, QUEUE, &outbox, 0).await {
+            worker::console_error!("webhook queue send failed (the sweeper will retry): {e}");
+        }
+    });
+}

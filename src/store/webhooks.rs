@@ -1,0 +1,521 @@
+//! Webhook subscriptions and their delivery attempts in D1 (extensions.md 4).
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
+use super::accounts::AccountRow;
+use super::events::EventRow;
+use super::outbox::Outbox;
+use super::{all, batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
+use crate::domain::pagination::Page;
+use crate::domain::webhook::{
+    Delivery, EventFilter, Outcome, Webhook, WebhookInput, WebhookStatus, MAX_PER_ACCOUNT,
+    ROTATION_OVERLAP_MS,
+};
+
+#[derive(Debug, Deserialize)]
+pub struct WebhookRow {
+    pub id: i64,
+    pub url: String,
+    pub events: String,
+    pub description: Option<String>,
+    pub status: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl WebhookRow {
+    pub fn decode(self) -> Webhook {
+        Webhook {
+            id: self.id,
+            url: self.url,
+            events: EventFilter::parse_stored(&self.events),
+            description: self.description,
+            // CHECK-constrained; disabled is the safe reading.
+            status: WebhookStatus::parse(&self.status).unwrap_or(WebhookStatus::Disabled),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
+}
+
+fn webhook_columns() -> &'static str {
+    static COLUMNS: OnceLock<String> = OnceLock::new();
+    COLUMNS.get_or_init(|| columns_of::<WebhookRow>(""))
+}
+
+fn delivery_columns() -> &'static str {
+    static COLUMNS: OnceLock<String> = OnceLock::new();
+    COLUMNS.get_or_init(|| columns_of::<Delivery>(""))
+}
+
+fn first_decoded(rows: Vec<WebhookRow>) -> Option<Webhook> {
+    rows.into_iter().next().map(WebhookRow::decode)
+}
+
+/// Inserts the subscription unless the account already has [`MAX_PER_ACCOUNT`].
+pub fn create_sql(
+    account_id: i64,
+    input: &WebhookInput,
+    sealed_secret: &str,
+    origin: &str,
+    now: i64,
+) -> Stmt {
+    let events = input.events.as_ref().map(EventFilter::to_stored);
+    Stmt::new(
+        format!(
+            "INSERT INTO webhooks (account_id, url, events, description, secret, origin, \
+                 created_at, updated_at) \
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7 \
+             WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?1) < ?8 \
+             RETURNING {}",
+            webhook_columns()
+        ),
+        vec![
+            account_id.into(),
+            input.url.clone().into(),
+            events.into(),
+            input.description.value().cloned().into(),
+            sealed_secret.into(),
+            origin.into(),
+            now.into(),
+            MAX_PER_ACCOUNT.into(),
+        ],
+    )
+}
+
+/// `None` at the subscription limit.
+pub async fn create(
+    db: &D1Database,
+    account_id: i64,
+    input: &WebhookInput,
+    sealed_secret: &str,
+    origin: &str,
+    now: i64,
+) -> Result<Option<Webhook>> {
+    let stmt = create_sql(account_id, input, sealed_secret, origin, now);
+    Ok(first_decoded(all(db, stmt).await?))
+}
+
+/// Oldest first, with the count.
+pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?1",
+            vec![account_id.into()],
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM webhooks WHERE account_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3",
+                webhook_columns()
+            ),
+            vec![
+                account_id.into(),
+                page.per_page.into(),
+                page.offset().into(),
+            ],
+        ),
+    ]
+}
+
+pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<Webhook>, i64)> {
+    let results = batch(db, list_sql(account_id, page)).await?;
+    let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    let hooks = rows::<WebhookRow>(&results, 1)?;
+    Ok((hooks.into_iter().map(WebhookRow::decode).collect(), total))
+}
+
+pub fn get_sql(account_id: i64, id: i64) -> Stmt {
+    Stmt::new(
+        format!(
+            "SELECT {} FROM webhooks WHERE id = ?1 AND account_id = ?2",
+            webhook_columns()
+        ),
+        vec![id.into(), account_id.into()],
+    )
+}
+
+pub async fn get(db: &D1Database, account_id: i64, id: i64) -> Result<Option<Webhook>> {
+    let row: Option<WebhookRow> = first(db, get_sql(account_id, id)).await?;
+    Ok(row.map(WebhookRow::decode))
+}
+
+/// The fields given; enabling again also forgets the run of failures that disabled it.
+pub fn update_sql(account_id: i64, id: i64, input: &WebhookInput, now: i64) -> Stmt {
+    let mut c = Columns::default();
+    c.put("url", input.url.clone());
+    c.put("events", input.events.as_ref().map(EventFilter::to_stored));
+    c.field("description", &input.description);
+    c.put("status", input.status.map(WebhookStatus::as_str));
+    let mut sets = vec!["updated_at = ?3".to_string()];
+    if input.status == Some(WebhookStatus::Enabled) {
+        sets.push("failing_since = NULL".into());
+    }
+    let mut args: Vec<SqlValue> = vec![id.into(), account_id.into(), now.into()];
+    for (col, value) in c.0 {
+        args.push(value);
+        sets.push(format!("{col} = ?{}", args.len()));
+    }
+    Stmt::new(
+        format!(
+            "UPDATE webhooks SET {} WHERE id = ?1 AND account_id = ?2 RETURNING {}",
+            sets.join(", "),
+            webhook_columns()
+        ),
+        args,
+    )
+}
+
+pub async fn update(
+    db: &D1Database,
+    account_id: i64,
+    id: i64,
+    input: &WebhookInput,
+    now: i64,
+) -> Result<Option<Webhook>> {
+    Ok(first_decoded(
+        all(db, update_sql(account_id, id, input, now)).await?,
+    ))
+}
+
+/// The subscription and its attempts go together.
+pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "DELETE FROM deliveries WHERE webhook_id = ?1 AND account_id = ?2",
+            vec![id.into(), account_id.into()],
+        ),
+        Stmt::new(
+            "DELETE FROM webhooks WHERE id = ?1 AND account_id = ?2 RETURNING id",
+            vec![id.into(), account_id.into()],
+        ),
+    ]
+}
+
+pub async fn delete(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
+    let results = batch(db, delete_sql(account_id, id)).await?;
+    Ok(!rows::<serde_json::Value>(&results, 1)?.is_empty())
+}
+
+/// A new secret; the current one keeps signing for [`ROTATION_OVERLAP_MS`].
+pub fn rotate_sql(account_id: i64, id: i64, sealed_secret: &str, now: i64) -> Stmt {
+    Stmt::new(
+        format!(
+            "UPDATE webhooks SET previous_secret = secret, previous_until = ?4, secret = ?3, \
+                 updated_at = ?5 \
+             WHERE id = ?1 AND account_id = ?2 RETURNING {}",
+            webhook_columns()
+        ),
+        vec![
+            id.into(),
+            account_id.into(),
+            sealed_secret.into(),
+            (now + ROTATION_OVERLAP_MS).into(),
+            now.into(),
+        ],
+    )
+}
+
+pub async fn rotate(
+    db: &D1Database,
+    account_id: i64,
+    id: i64,
+    sealed_secret: &str,
+    now: i64,
+) -> Result<Option<Webhook>> {
+    Ok(first_decoded(
+        all(db, rotate_sql(account_id, id, sealed_secret, now)).await?,
+    ))
+}
+
+/// Whether the webhook is the account's, then a page of its attempts, newest first.
+pub fn deliveries_sql(account_id: i64, webhook_id: i64, page: Page) -> Vec<Stmt> {
+    let ids = || -> Vec<SqlValue> { vec![webhook_id.into(), account_id.into()] };
+    let mut page_args = ids();
+    page_args.extend([page.per_page.into(), page.offset().into()]);
+    vec![
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM webhooks WHERE id = ?1 AND account_id = ?2",
+            ids(),
+        ),
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ?1 AND account_id = ?2",
+            ids(),
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM deliveries WHERE webhook_id = ?1 AND account_id = ?2 \
+                 ORDER BY id DESC LIMIT ?3 OFFSET ?4",
+                delivery_columns()
+            ),
+            page_args,
+        ),
+    ]
+}
+
+/// `None` when the account has no such webhook.
+pub async fn deliveries(
+    db: &D1Database,
+    account_id: i64,
+    webhook_id: i64,
+    page: Page,
+) -> Result<Option<(Vec<Delivery>, i64)>> {
+    let results = batch(db, deliveries_sql(account_id, webhook_id, page)).await?;
+    let count = |i| -> Result<i64> { Ok(rows::<Count>(&results, i)?.first().map_or(0, |c| c.n)) };
+    if count(0)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some((rows(&results, 2)?, count(1)?)))
+}
+
+/// What a redelivery request came to.
+pub enum Redelivery {
+    Scheduled(Delivery),
+    NoWebhook,
+    NoEvent,
+    Disabled,
+}
+
+/// The webhook's status, whether the event is the account's, then a new pending attempt
+/// numbered after the pair's last one.
+pub fn redeliver_sql(account_id: i64, webhook_id: i64, event_id: &str, now: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "SELECT status FROM webhooks WHERE id = ?1 AND account_id = ?2",
+            vec![webhook_id.into(), account_id.into()],
+        ),
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM events WHERE id = ?1 AND account_id = ?2",
+            vec![event_id.into(), account_id.into()],
+        ),
+        Stmt::new(
+            format!(
+                "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
+                     status, due_at, created_at) \
+                 SELECT ?2, w.id, e.id, e.type, \
+                     COALESCE((SELECT MAX(attempt) FROM deliveries \
+                               WHERE webhook_id = ?1 AND event_id = ?3), 0) + 1, \
+                     'pending', ?4, ?4 \
+                 FROM webhooks w JOIN events e ON e.id = ?3 AND e.account_id = ?2 \
+                 WHERE w.id = ?1 AND w.account_id = ?2 AND w.status = 'enabled' \
+                 RETURNING {}",
+                delivery_columns()
+            ),
+            vec![
+                webhook_id.into(),
+                account_id.into(),
+                event_id.into(),
+                now.into(),
+            ],
+        ),
+    ]
+}
+
+#[derive(Deserialize)]
+struct StatusRow {
+    status: String,
+}
+
+pub async fn redeliver(
+    db: &D1Database,
+    account_id: i64,
+    webhook_id: i64,
+    event_id: &str,
+    now: i64,
+) -> Result<Redelivery> {
+    let results = batch(db, redeliver_sql(account_id, webhook_id, event_id, now)).await?;
+    let Some(hook) = rows::<StatusRow>(&results, 0)?.into_iter().next() else {
+        return Ok(Redelivery::NoWebhook);
+    };
+    if rows::<Count>(&results, 1)?.first().map_or(0, |c| c.n) == 0 {
+        return Ok(Redelivery::NoEvent);
+    }
+    Ok(match rows::<Delivery>(&results, 2)?.into_iter().next() {
+        Some(d) => Redelivery::Scheduled(d),
+        None if hook.status != WebhookStatus::Enabled.as_str() => Redelivery::Disabled,
+        None => Redelivery::NoWebhook,
+    })
+}
+
+/// The attempt a consumer took.
+#[derive(Debug, Deserialize)]
+pub struct Attempt {
+    pub id: i64,
+    pub account_id: i64,
+    pub webhook_id: i64,
+    pub event_id: String,
+    pub event_type: String,
+    pub attempt: i64,
+}
+
+/// Where and how to deliver it.
+#[derive(Debug, Deserialize)]
+pub struct Target {
+    pub url: String,
+    pub secret: String,
+    pub previous_secret: Option<String>,
+    pub previous_until: Option<i64>,
+    pub status: String,
+    pub origin: String,
+    pub failing_since: Option<i64>,
+}
+
+/// Everything one attempt needs, read in the transaction that claims it.
+pub struct Claimed {
+    pub attempt: Attempt,
+    /// `None`: the webhook was deleted.
+    pub target: Option<Target>,
+    /// `None`: the event is past retention.
+    pub event: Option<EventRow>,
+    pub account: Option<AccountRow>,
+}
+
+/// Takes a pending attempt unless a live consumer has it, and reads its webhook, event and
+/// account, in one round trip.
+pub fn claim_sql(delivery_id: i64, now: i64, claim_ms: i64) -> Vec<Stmt> {
+    let of = |column: &str, table: &str, columns: String| {
+        Stmt::new(
+            format!(
+                "SELECT {columns} FROM {table} \
+                 WHERE id = (SELECT {column} FROM deliveries WHERE id = ?1)"
+            ),
+            vec![delivery_id.into()],
+        )
+    };
+    vec![
+        Stmt::new(
+            format!(
+                "UPDATE deliveries SET claimed_at = ?2 \
+                 WHERE id = ?1 AND status = 'pending' AND (claimed_at IS NULL OR claimed_at < ?3) \
+                 RETURNING {}",
+                columns_of::<Attempt>("")
+            ),
+            vec![delivery_id.into(), now.into(), (now - claim_ms).into()],
+        ),
+        of("webhook_id", "webhooks", columns_of::<Target>("")),
+        of("event_id", "events", columns_of::<EventRow>("")),
+        of("account_id", "accounts", columns_of::<AccountRow>("")),
+    ]
+}
+
+/// `None` when the attempt is done already or another consumer holds it.
+pub async fn claim(
+    db: &D1Database,
+    delivery_id: i64,
+    now: i64,
+    claim_ms: i64,
+) -> Result<Option<Claimed>> {
+    let results = batch(db, claim_sql(delivery_id, now, claim_ms)).await?;
+    let Some(attempt) = rows::<Attempt>(&results, 0)?.into_iter().next() else {
+        return Ok(None);
+    };
+    Ok(Some(Claimed {
+        attempt,
+        target: rows::<Target>(&results, 1)?.into_iter().next(),
+        event: rows::<EventRow>(&results, 2)?.into_iter().next(),
+        account: rows::<AccountRow>(&results, 3)?.into_iter().next(),
+    }))
+}
+
+/// Records the attempt's outcome and the webhook's run of failures (disabling it when
+/// `disable`), and schedules the next attempt at `next_due` while the webhook is enabled.
+pub fn finish_sql(
+    attempt: &Attempt,
+    outcome: &Outcome,
+    disable: bool,
+    next_due: Option<i64>,
+    now: i64,
+) -> Vec<Stmt> {
+    let status = if outcome.succeeded() {
+        "succeeded"
+    } else {
+        "failed"
+    };
+    let mut stmts = vec![
+        Stmt::new(
+            "UPDATE deliveries SET status = ?2, response_status = ?3, error = ?4, \
+                 completed_at = ?5 WHERE id = ?1",
+            vec![
+                attempt.id.into(),
+                status.into(),
+                outcome.status().into(),
+                outcome.error().into(),
+                now.into(),
+            ],
+        ),
+        Stmt::new(
+            "UPDATE webhooks SET \
+                 failing_since = CASE WHEN ?2 = 1 THEN NULL ELSE COALESCE(failing_since, ?3) END, \
+                 status = CASE WHEN ?4 = 1 THEN 'disabled' ELSE status END, \
+                 updated_at = CASE WHEN ?4 = 1 THEN ?3 ELSE updated_at END \
+             WHERE id = ?1",
+            vec![
+                attempt.webhook_id.into(),
+                outcome.succeeded().into(),
+                now.into(),
+                disable.into(),
+            ],
+        ),
+    ];
+    if let Some(due) = next_due {
+        stmts.push(Stmt::new(
+            "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
+                 status, due_at, created_at) \
+             SELECT account_id, webhook_id, event_id, event_type, attempt + 1, 'pending', ?2, ?3 \
+             FROM deliveries d WHERE d.id = ?1 AND EXISTS \
+                 (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled') \
+             RETURNING id",
+            vec![attempt.id.into(), due.into(), now.into()],
+        ));
+    }
+    stmts
+}
+
+/// The next attempt written, if any.
+pub async fn finish(
+    db: &D1Database,
+    attempt: &Attempt,
+    outcome: &Outcome,
+    disable: bool,
+    next_due: Option<i64>,
+    now: i64,
+) -> Result<Outbox> {
+    let results = batch(db, finish_sql(attempt, outcome, disable, next_due, now)).await?;
+    if next_due.is_some() {
+        Outbox::written(&results, 2)
+    } else {
+        Ok(Outbox::default())
+    }
+}
+
+/// Removes up to `max_rows` finished attempts made before `cutoff`.
+pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
+    Stmt::new(
+        "DELETE FROM deliveries WHERE rowid IN \
+         (SELECT rowid FROM deliveries WHERE created_at < ?1 AND status != 'pending' \
+          ORDER BY created_at LIMIT ?2)",
+        vec![cutoff.into(), max_rows.into()],
+    )
+}
+
+/// Prunes in bounded steps; the number of attempts removed.
+pub async fn prune(db: &D1Database, cutoff: i64) -> Result<usize> {
+    const STEP: i64 = 1_000;
+    const MAX_STEPS: usize = 20;
+    let mut removed = 0;
+    for _ in 0..MAX_STEPS {
+        let results = batch(db, vec![prune_sql(cutoff, STEP)]).await?;
+        let n = results
+            .first()
+            .and_then(|r| r.meta().ok().flatten())
+            .and_then(|m| m.changes)
+            .unwrap_or(0);
+        removed += n;
+        if (n as i64) < STEP {
+            break;
+        }
+    }
+    Ok(removed)
+}
