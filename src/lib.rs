@@ -29,10 +29,15 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     Ok(router::handle(req, env, ctx).await)
 }
 
-/// Cron triggers (wrangler.toml): every minute the webhook sweeper; daily the upkeep
-/// (events, idempotency keys and delivery attempts past retention).
+/// Cron triggers (wrangler.toml): every minute lead retention and the webhook sweeper;
+/// daily the upkeep (events, idempotency keys and delivery attempts past retention).
 #[event(scheduled)]
 async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    match upkeep::erase_expired(&env, event.schedule() as i64).await {
+        Ok(0) => {}
+        Ok(n) => worker::console_log!("retention: {n} lead(s) erased"),
+        Err(e) => worker::console_error!("lead retention failed: {e}"),
+    }
     match delivery::sweep(&env).await {
         Ok(0) => {}
         Ok(n) => worker::console_log!("sweeper: {n} overdue webhook attempt(s) sent again"),

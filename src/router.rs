@@ -26,6 +26,8 @@ pub enum Route {
     DeleteCard(i64),
     ListLeads,
     GetLead(i64),
+    DeleteLead(i64),
+    EraseLeads,
     AnalyticsViews,
     AnalyticsClicks,
     ListEvents,
@@ -48,6 +50,7 @@ pub enum Route {
 const CARDS_READ: &[Scope] = &[Scope::CardsRead];
 const CARDS_WRITE: &[Scope] = &[Scope::CardsWrite];
 const LEADS_READ: &[Scope] = &[Scope::LeadsRead];
+const LEADS_WRITE: &[Scope] = &[Scope::LeadsWrite];
 const ANALYTICS_READ: &[Scope] = &[Scope::AnalyticsRead];
 /// The feed: which of its events a token sees is decided by its scopes (extensions.md 1).
 const EVENTS_READ: &[Scope] = &[Scope::CardsRead, Scope::LeadsRead];
@@ -78,6 +81,7 @@ impl Route {
             Route::ListCards | Route::GetCard(_) => CARDS_READ,
             Route::CreateCard | Route::UpdateCard(_) | Route::DeleteCard(_) => CARDS_WRITE,
             Route::ListLeads | Route::GetLead(_) => LEADS_READ,
+            Route::DeleteLead(_) | Route::EraseLeads => LEADS_WRITE,
             // OpenApi is served before authentication; its scope is never checked.
             Route::AnalyticsViews | Route::AnalyticsClicks | Route::OpenApi => ANALYTICS_READ,
             Route::ListEvents | Route::GetEvent(_) => EVENTS_READ,
@@ -100,6 +104,8 @@ impl Route {
             Route::CreateCard
                 | Route::UpdateCard(_)
                 | Route::DeleteCard(_)
+                | Route::DeleteLead(_)
+                | Route::EraseLeads
                 | Route::CreateWebhook
                 | Route::UpdateWebhook(_)
                 | Route::DeleteWebhook(_)
@@ -114,6 +120,7 @@ impl Route {
             self,
             Route::CreateCard
                 | Route::UpdateCard(_)
+                | Route::EraseLeads
                 | Route::CreateWebhook
                 | Route::UpdateWebhook(_)
         )
@@ -136,7 +143,13 @@ pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
             _ => return Err(ApiError::MethodNotAllowed("GET, PUT, PATCH, DELETE")),
         },
         (["leads"], "GET") => Route::ListLeads,
+        (["leads", "erase"], "POST") => Route::EraseLeads,
+        (["leads", "erase"], _) => return Err(ApiError::MethodNotAllowed("POST")),
         (["leads", lead], "GET") => path_id(lead).map_or(Route::BadId(LEADS_READ), Route::GetLead),
+        (["leads", lead], "DELETE") => {
+            path_id(lead).map_or(Route::BadId(LEADS_WRITE), Route::DeleteLead)
+        }
+        (["leads", _], _) => return Err(ApiError::MethodNotAllowed("GET, DELETE")),
         (["events"], "GET") => Route::ListEvents,
         (["events", event], "GET") => {
             EventId::parse(event).map_or(Route::BadId(EVENTS_READ), Route::GetEvent)
@@ -172,7 +185,6 @@ pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
         (["openapi.json"], "GET") => Route::OpenApi,
         (
             ["leads"]
-            | ["leads", _]
             | ["events"]
             | ["events", _]
             | ["analytics", "views" | "clicks"]
@@ -262,6 +274,8 @@ async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiRe
         Route::CreateCard
         | Route::UpdateCard(_)
         | Route::DeleteCard(_)
+        | Route::DeleteLead(_)
+        | Route::EraseLeads
         | Route::CreateWebhook
         | Route::UpdateWebhook(_)
         | Route::DeleteWebhook(_)
@@ -285,6 +299,8 @@ async fn write(app: &App, p: &Principal, mut req: Request, route: Route) -> ApiR
             Route::CreateCard => api::cards::create(app, p, &body).await,
             Route::UpdateCard(id) => api::cards::update(app, p, &body, id).await,
             Route::DeleteCard(id) => api::cards::delete(app, p, id).await,
+            Route::DeleteLead(id) => api::leads::delete(app, p, id).await,
+            Route::EraseLeads => api::leads::erase(app, p, &body).await,
             Route::CreateWebhook => api::webhooks::create(app, p, &body).await,
             Route::UpdateWebhook(id) => api::webhooks::update(app, p, &body, id).await,
             Route::DeleteWebhook(id) => api::webhooks::delete(app, p, id).await,
@@ -344,7 +360,19 @@ mod tests {
         ));
         assert!(matches!(
             match_api("QUERY", &["leads", "1"]),
-            Err(ApiError::MethodNotAllowed("GET"))
+            Err(ApiError::MethodNotAllowed("GET, DELETE"))
+        ));
+        assert_eq!(
+            match_api("DELETE", &["leads", "4"]).unwrap(),
+            Route::DeleteLead(4)
+        );
+        assert_eq!(
+            match_api("POST", &["leads", "erase"]).unwrap(),
+            Route::EraseLeads
+        );
+        assert!(matches!(
+            match_api("GET", &["leads", "erase"]),
+            Err(ApiError::MethodNotAllowed("POST"))
         ));
     }
 

@@ -6,7 +6,8 @@ use worker::{Env, Result};
 use crate::domain::idempotency::KEEP_MS;
 use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
-use crate::store::{events, idempotency, webhooks};
+use crate::store::erasure::{self, LeadSet};
+use crate::store::{events, idempotency, outbox, webhooks};
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
@@ -31,4 +32,35 @@ pub async fn run(env: &Env) -> Result<()> {
         "upkeep: {removed} events and {attempts} webhook attempts past retention removed"
     );
     Ok(())
+}
+
+/// Leads one erasure batch takes, and the batches one run makes: bounded, so a large
+/// backlog is worked off run by run (every minute) without exceeding an invocation's
+/// limits.
+const RETENTION_BATCH: i64 = 200;
+const RETENTION_BATCHES_PER_RUN: usize = 10;
+
+/// Erases leads older than their account's `lead_retention_days` (extensions.md 8), each
+/// with its `lead.deleted` event; the number erased. `now` is the trigger's scheduled
+/// time, which tests set through `/__scheduled?time=`.
+pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
+    let db = env.d1("DB")?;
+    let mut erased = 0;
+    let mut batches = 0;
+    for account in erasure::expired(&db, now, RETENTION_BATCHES_PER_RUN as i64).await? {
+        let set = LeadSet::Expired {
+            cutoff: account.cutoff(now),
+            limit: RETENTION_BATCH,
+        };
+        while batches < RETENTION_BATCHES_PER_RUN {
+            batches += 1;
+            let (n, attempts) = erasure::erase(&db, account.id, set, now).await?;
+            outbox::send(env, outbox::QUEUE, &attempts, 0).await?;
+            erased += n;
+            if (n as i64) < RETENTION_BATCH {
+                break;
+            }
+        }
+    }
+    Ok(erased)
 }

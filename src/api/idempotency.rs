@@ -41,7 +41,7 @@ pub async fn once(
     write: impl Future<Output = ApiResult<Response>>,
 ) -> ApiResult<Response> {
     let key = parse_key(&target.key)?;
-    let digest = digest(target.body);
+    let digest = digest(app.token_pepper().as_bytes(), target.body);
     let db = app.db()?;
     let now = app.now_ms;
     let claim = Claim {

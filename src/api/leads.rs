@@ -1,13 +1,18 @@
 //! Lead operations (spec 4.6).
 
+use serde_json::{Map, Value};
 use worker::{Request, Response};
+
+use crate::domain::lead::erase_request;
 
 use crate::domain::principal::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, path_id, query, updated_since};
 use crate::http::response::{ok, Data, Paged};
 use crate::http::App;
+use crate::store::erasure::{self, LeadSet};
 use crate::store::leads::{self, LeadFilter};
+use crate::store::outbox;
 
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let q = query(req);
@@ -17,8 +22,12 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     let filter = LeadFilter {
         card,
         since: updated_since(&q)?,
+        email: q
+            .get("email")
+            .map(|e| e.trim().to_string())
+            .filter(|e| !e.is_empty()),
     };
-    let (rows, total) = leads::list(&app.db()?, p.account_id, filter, page).await?;
+    let (rows, total) = leads::list(&app.db()?, p.account_id, &filter, page).await?;
     ok(&Paged {
         data: rows.iter().map(|l| l.view(None)).collect(),
         meta: page.meta(total),
@@ -32,4 +41,27 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     ok(&Data {
         data: lead.view(Some(&card)),
     })
+}
+
+/// `DELETE /leads/{id}` (extensions.md 8): the lead and every copy of its personal data.
+pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    let (erased, sent) =
+        erasure::erase(&app.db()?, p.account_id, LeadSet::One(id), app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent);
+    if erased == 0 {
+        return Err(ApiError::NotFound);
+    }
+    ok(&serde_json::json!({"message": "Lead deleted successfully."}))
+}
+
+/// `POST /leads/erase {email}`: every lead of that address in the account, as above.
+pub async fn erase(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
+    let email = erase_request(body)?;
+    let (erased, sent) =
+        erasure::erase(&app.db()?, p.account_id, LeadSet::Email(&email), app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent);
+    ok(&serde_json::json!({
+        "data": {"erased": erased},
+        "message": "Leads erased successfully."
+    }))
 }

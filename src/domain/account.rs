@@ -7,7 +7,7 @@ use super::input::{Field, Input, Mode};
 use super::plan::{Features, Overrides, Plan};
 use super::time::iso8601;
 use super::token::{Scope, Scopes};
-use super::validation::{self as v, FieldErrors};
+use super::validation::{self as v, FieldErrors, Rule};
 
 /// Per-account feature overrides as the operator sends them; `null` resets one to the
 /// plan's value.
@@ -27,9 +27,14 @@ pub struct AccountPatch {
     /// `null` resets the limit to the plan's.
     pub card_limit: Field<i64>,
     pub features: FeaturePatch,
+    /// Days leads are kept (extensions.md 8); `null`: no limit.
+    pub lead_retention_days: Field<i64>,
+    /// When set, the lead form asks for consent and links here.
+    pub privacy_policy_url: Field<String>,
 }
 
 pub const MAX_CARD_LIMIT: i64 = 1_000_000;
+pub const MAX_RETENTION_DAYS: i64 = 3650;
 
 impl AccountPatch {
     pub fn parse(body: &Map<String, Value>, mode: Mode) -> Result<AccountPatch, FieldErrors> {
@@ -72,11 +77,25 @@ impl AccountPatch {
             }
             Field::Set(_) => input.fail("features", v::must_be_object("features")),
         }
+        let lead_retention_days = input.integer(
+            "lead_retention_days",
+            1,
+            MAX_RETENTION_DAYS,
+            "The lead retention days field must not be greater than 3650.",
+        );
+        let privacy_policy_url = input.text_as(
+            "privacy_policy_url",
+            2000,
+            |u| super::weburl::parse_http(u).is_some_and(|u| u.scheme == "https"),
+            Rule::Url,
+        );
         input.finish(AccountPatch {
             name,
             plan,
             card_limit,
             features,
+            lead_retention_days,
+            privacy_policy_url,
         })
     }
 }
@@ -88,6 +107,8 @@ pub struct Account {
     pub name: String,
     pub plan: Plan,
     pub overrides: Overrides,
+    pub lead_retention_days: Option<i64>,
+    pub privacy_policy_url: Option<String>,
     pub created_at: i64,
 }
 
@@ -99,6 +120,8 @@ pub struct AccountView<'a> {
     pub plan: &'static str,
     pub card_limit: i64,
     pub features: Features,
+    pub lead_retention_days: Option<i64>,
+    pub privacy_policy_url: Option<&'a str>,
     pub created_at: String,
 }
 
@@ -111,6 +134,8 @@ impl Account {
             plan: self.plan.as_str(),
             card_limit,
             features,
+            lead_retention_days: self.lead_retention_days,
+            privacy_policy_url: self.privacy_policy_url.as_deref(),
             created_at: iso8601(self.created_at),
         }
     }
@@ -191,6 +216,7 @@ mod tests {
                     white_label: Field::Null,
                     ..FeaturePatch::default()
                 },
+                ..AccountPatch::default()
             }
         );
         let e = AccountPatch::parse(
@@ -225,6 +251,40 @@ mod tests {
     }
 
     #[test]
+    fn retention_and_privacy_policy() {
+        let c = AccountPatch::parse(
+            &obj(json!({"lead_retention_days": 30,
+                        "privacy_policy_url": "https://acme.example/privacy"})),
+            Mode::Update,
+        )
+        .unwrap();
+        assert_eq!(c.lead_retention_days, Field::Set(30));
+        assert_eq!(
+            c.privacy_policy_url,
+            Field::Set("https://acme.example/privacy".into())
+        );
+        let c = AccountPatch::parse(
+            &obj(json!({"lead_retention_days": null, "privacy_policy_url": null})),
+            Mode::Update,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.lead_retention_days, c.privacy_policy_url),
+            (Field::Null, Field::Null)
+        );
+        let e = AccountPatch::parse(
+            &obj(json!({"lead_retention_days": 0,
+                        "privacy_policy_url": "http://acme.example/privacy"})),
+            Mode::Update,
+        )
+        .unwrap_err();
+        assert!(e.has("lead_retention_days") && e.has("privacy_policy_url"));
+        let e = AccountPatch::parse(&obj(json!({"lead_retention_days": 3651})), Mode::Update)
+            .unwrap_err();
+        assert!(e.has("lead_retention_days"));
+    }
+
+    #[test]
     fn effective_values_in_the_view() {
         let a = Account {
             id: 1,
@@ -235,6 +295,8 @@ mod tests {
                 api_access: Some(true),
                 ..Overrides::default()
             },
+            lead_retention_days: None,
+            privacy_policy_url: None,
             created_at: 0,
         };
         let v = serde_json::to_value(a.view()).unwrap();

@@ -22,14 +22,17 @@ pub enum EventType {
     CardDeleted,
     #[serde(rename = "lead.created")]
     LeadCreated,
+    #[serde(rename = "lead.deleted")]
+    LeadDeleted,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 4] = [
+    pub const ALL: [EventType; 5] = [
         EventType::CardCreated,
         EventType::CardUpdated,
         EventType::CardDeleted,
         EventType::LeadCreated,
+        EventType::LeadDeleted,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +41,7 @@ impl EventType {
             EventType::CardUpdated => "card.updated",
             EventType::CardDeleted => "card.deleted",
             EventType::LeadCreated => "lead.created",
+            EventType::LeadDeleted => "lead.deleted",
         }
     }
 
@@ -52,7 +56,7 @@ impl EventType {
             EventType::CardCreated | EventType::CardUpdated | EventType::CardDeleted => {
                 Scope::CardsRead
             }
-            EventType::LeadCreated => Scope::LeadsRead,
+            EventType::LeadCreated | EventType::LeadDeleted => Scope::LeadsRead,
         }
     }
 
@@ -168,8 +172,19 @@ impl FeedQuery {
 #[derive(Debug, Clone)]
 pub enum EventObject {
     Card(Box<Card>),
-    DeletedCard { id: i64, slug: String },
-    Lead { lead: Lead, card: CardSummary },
+    DeletedCard {
+        id: i64,
+        slug: String,
+    },
+    Lead {
+        lead: Lead,
+        card: CardSummary,
+    },
+    /// An erased lead: only its id and card remain.
+    DeletedLead {
+        id: i64,
+        card_id: i64,
+    },
 }
 
 /// An event as stored.
@@ -193,6 +208,11 @@ pub enum ObjectView<'a> {
         deleted: bool,
     },
     Lead(LeadView<'a>),
+    DeletedLead {
+        id: i64,
+        card_id: i64,
+        deleted: bool,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -229,6 +249,11 @@ impl Event {
                 deleted: true,
             },
             EventObject::Lead { lead, card } => ObjectView::Lead(lead.view(Some(card))),
+            EventObject::DeletedLead { id, card_id } => ObjectView::DeletedLead {
+                id: *id,
+                card_id: *card_id,
+                deleted: true,
+            },
         };
         EventView {
             id: &self.id,
@@ -288,7 +313,10 @@ mod tests {
         let cards = Scopes::new(vec![Scope::CardsWrite]);
         let leads = Scopes::new(vec![Scope::LeadsRead]);
         assert_eq!(EventType::readable(&cards).len(), 3);
-        assert_eq!(EventType::readable(&leads), vec![EventType::LeadCreated]);
+        assert_eq!(
+            EventType::readable(&leads),
+            vec![EventType::LeadCreated, EventType::LeadDeleted]
+        );
         assert!(EventType::readable(&Scopes::new(vec![Scope::AnalyticsRead])).is_empty());
         let f = FeedQuery::parse(&q(&[("types", "card.created,lead.created")])).unwrap();
         assert_eq!(

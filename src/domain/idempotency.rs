@@ -2,9 +2,8 @@
 //! what a repeated key gets.
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
-use super::token::hex;
+use super::signing::{hex, hmac_sha256};
 use super::validation::FieldErrors;
 
 pub const HEADER: &str = "Idempotency-Key";
@@ -25,12 +24,14 @@ pub fn parse_key(raw: &str) -> Result<&str, FieldErrors> {
     }
 }
 
-/// SHA-256 of the body's canonical JSON: objects with sorted keys, no whitespace, so key
-/// order and formatting do not make two equal bodies differ.
-pub fn digest(body: &Map<String, Value>) -> String {
+/// HMAC-SHA-256 (keyed with the service's secret) of the body's canonical JSON: objects
+/// with sorted keys, no whitespace, so key order and formatting do not make two equal
+/// bodies differ. Keyed, because a body can be personal data (`POST /leads/erase
+/// {email}`): a plain hash of an address is found again by hashing candidate addresses.
+pub fn digest(key: &[u8], body: &Map<String, Value>) -> String {
     // serde_json's Map keeps keys sorted (no `preserve_order`), so this text is canonical.
     let text = serde_json::to_string(body).unwrap_or_default();
-    hex(&Sha256::digest(text.as_bytes()))
+    hex(&hmac_sha256(key, text.as_bytes()))
 }
 
 /// The first request with a key, as kept.
@@ -101,8 +102,8 @@ mod tests {
         let a = json!({"b": 1, "a": {"y": [1, 2], "x": null}});
         let b: Value = serde_json::from_str(r#"{ "a": {"x": null, "y": [1,2]}, "b": 1 }"#).unwrap();
         let obj = |v: Value| v.as_object().cloned().unwrap();
-        assert_eq!(digest(&obj(a.clone())), digest(&obj(b)));
-        assert_ne!(digest(&obj(a)), digest(&obj(json!({"b": 2}))));
+        assert_eq!(digest(b"k", &obj(a.clone())), digest(b"k", &obj(b)));
+        assert_ne!(digest(b"k", &obj(a)), digest(b"k", &obj(json!({"b": 2}))));
     }
 
     #[test]

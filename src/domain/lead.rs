@@ -18,6 +18,8 @@ pub struct Lead {
     pub message: Option<String>,
     pub note: Option<String>,
     pub source: Option<String>,
+    /// When the visitor consented (extensions.md 8); `None` when no consent was asked for.
+    pub consent_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -47,6 +49,7 @@ pub struct LeadView<'a> {
     pub message: Option<&'a str>,
     pub note: Option<&'a str>,
     pub source: Option<&'a str>,
+    pub consent_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,6 +67,7 @@ impl Lead {
             message: self.message.as_deref(),
             note: self.note.as_deref(),
             source: self.source.as_deref(),
+            consent_at: self.consent_at.map(iso8601),
             created_at: iso8601(self.created_at),
             updated_at: iso8601(self.updated_at),
             card,
@@ -86,6 +90,35 @@ pub struct LeadInput {
     pub email: String,
     pub phone: Option<String>,
     pub message: Option<String>,
+    /// The visitor ticked the consent box (asked for when the account has a privacy policy).
+    pub consent: bool,
+}
+
+/// A ticked checkbox as a form or a JSON client sends it.
+pub fn consented(body: &Map<String, Value>) -> bool {
+    match body.get("consent") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_i64() == Some(1),
+        Some(Value::String(s)) => matches!(s.trim(), "1" | "on" | "true" | "yes"),
+        _ => false,
+    }
+}
+
+/// `{email}` of an erasure request: required, an email address.
+pub fn erase_request(body: &Map<String, Value>) -> Result<String, FieldErrors> {
+    let mut input = Input::new(body);
+    let email = input.text("email", 255).value().cloned();
+    match &email {
+        None if !input.has_error("email") => input.fail_rule("email", Rule::Required),
+        Some(e) if !v::is_email(e) => input.fail_rule("email", Rule::Email),
+        _ => {}
+    }
+    input.finish(email.unwrap_or_default())
+}
+
+/// Laravel's wording of the `accepted` rule, for a post without consent.
+pub fn consent_required() -> String {
+    "The consent field must be accepted.".into()
 }
 
 /// Lead form rules: name and email are required so the lead can be answered; phone and
@@ -119,6 +152,7 @@ pub fn validate_lead(body: &Map<String, Value>) -> Result<LeadInput, FieldErrors
             email,
             phone,
             message,
+            consent: consented(body),
         }),
         // Both missing means an error was recorded for them.
         _ => Err(input.finish(()).err().unwrap_or_default()),
@@ -146,7 +180,8 @@ mod tests {
                 name: "Ada".into(),
                 email: "a@b.co".into(),
                 phone: None,
-                message: Some("Hi".into())
+                message: Some("Hi".into()),
+                consent: false,
             }
         );
         let e = validate_lead(&body(

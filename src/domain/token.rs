@@ -16,15 +16,18 @@ pub enum Scope {
     AnalyticsRead,
     /// Webhook subscriptions (extensions.md 4); implied by no other scope.
     WebhooksWrite,
+    /// Erasing leads (extensions.md 8); implied by no other scope.
+    LeadsWrite,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 5] = [
+    pub const ALL: [Scope; 6] = [
         Scope::CardsRead,
         Scope::CardsWrite,
         Scope::LeadsRead,
         Scope::AnalyticsRead,
         Scope::WebhooksWrite,
+        Scope::LeadsWrite,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -34,6 +37,7 @@ impl Scope {
             Scope::LeadsRead => "leads:read",
             Scope::AnalyticsRead => "analytics:read",
             Scope::WebhooksWrite => "webhooks:write",
+            Scope::LeadsWrite => "leads:write",
         }
     }
 

@@ -3,7 +3,7 @@
 use crate::domain::validation::Rule;
 
 /// One language's strings, indexed by [`Text`].
-pub struct Strings(&'static [&'static str; 18]);
+pub struct Strings(&'static [&'static str; 21]);
 
 #[derive(Clone, Copy)]
 pub enum Text {
@@ -25,6 +25,9 @@ pub enum Text {
     FixErrors,
     TooMany,
     Unavailable,
+    Consent,
+    PrivacyPolicy,
+    ConsentRequired,
 }
 
 impl Strings {
@@ -33,7 +36,7 @@ impl Strings {
     }
 }
 
-const EN: [&str; 18] = [
+const EN: [&str; 21] = [
     "Save contact",
     "Email",
     "Call",
@@ -52,8 +55,11 @@ const EN: [&str; 18] = [
     "Please correct the errors below.",
     "You have already sent several messages. Please try again later.",
     "Something went wrong. Please try again later.",
+    "I agree that my details are stored to answer my message.",
+    "Privacy policy",
+    "Please agree to the storage of your details to send your message.",
 ];
-const DE: [&str; 18] = [
+const DE: [&str; 21] = [
     "Kontakt speichern",
     "E-Mail",
     "Anrufen",
@@ -72,8 +78,11 @@ const DE: [&str; 18] = [
     "Bitte korrigieren Sie die Fehler unten.",
     "Sie haben bereits mehrere Nachrichten gesendet. Bitte versuchen Sie es später erneut.",
     "Etwas ist schiefgelaufen. Bitte versuchen Sie es später erneut.",
+    "Ich bin damit einverstanden, dass meine Angaben zur Beantwortung meiner Nachricht gespeichert werden.",
+    "Datenschutzerklärung",
+    "Bitte stimmen Sie der Speicherung Ihrer Angaben zu, um Ihre Nachricht zu senden.",
 ];
-const BG: [&str; 18] = [
+const BG: [&str; 21] = [
     "Запази контакт",
     "Имейл",
     "Обаждане",
@@ -92,8 +101,11 @@ const BG: [&str; 18] = [
     "Моля, поправете грешките по-долу.",
     "Вече сте изпратили няколко съобщения. Моля, опитайте отново по-късно.",
     "Нещо се обърка. Моля, опитайте отново по-късно.",
+    "Съгласявам се данните ми да бъдат съхранявани с цел отговор на съобщението ми.",
+    "Политика за поверителност",
+    "Моля, дайте съгласие за съхраняването на данните ви, за да изпратите съобщението си.",
 ];
-const CS: [&str; 18] = [
+const CS: [&str; 21] = [
     "Uložit kontakt",
     "E-mail",
     "Zavolat",
@@ -112,8 +124,11 @@ const CS: [&str; 18] = [
     "Opravte prosím chyby níže.",
     "Již jste odeslali několik zpráv. Zkuste to prosím později.",
     "Něco se pokazilo. Zkuste to prosím později.",
+    "Souhlasím s uložením svých údajů za účelem odpovědi na mou zprávu.",
+    "Zásady ochrany osobních údajů",
+    "Pro odeslání zprávy prosím souhlaste s uložením svých údajů.",
 ];
-const DA: [&str; 18] = [
+const DA: [&str; 21] = [
     "Gem kontakt",
     "E-mail",
     "Ring",
@@ -132,8 +147,11 @@ const DA: [&str; 18] = [
     "Ret venligst fejlene nedenfor.",
     "Du har allerede sendt flere beskeder. Prøv igen senere.",
     "Noget gik galt. Prøv igen senere.",
+    "Jeg accepterer, at mine oplysninger gemmes, så min besked kan besvares.",
+    "Privatlivspolitik",
+    "Du skal acceptere, at dine oplysninger gemmes, for at kunne sende din besked.",
 ];
-const EL: [&str; 18] = [
+const EL: [&str; 21] = [
     "Αποθήκευση επαφής",
     "Email",
     "Κλήση",
@@ -152,8 +170,11 @@ const EL: [&str; 18] = [
     "Διορθώστε τα παρακάτω σφάλματα.",
     "Έχετε ήδη στείλει αρκετά μηνύματα. Δοκιμάστε ξανά αργότερα.",
     "Κάτι πήγε στραβά. Δοκιμάστε ξανά αργότερα.",
+    "Συμφωνώ με την αποθήκευση των στοιχείων μου για την απάντηση στο μήνυμά μου.",
+    "Πολιτική απορρήτου",
+    "Για να στείλετε το μήνυμά σας, συμφωνήστε με την αποθήκευση των στοιχείων σας.",
 ];
-const ES: [&str; 18] = [
+const ES: [&str; 21] = [
     "Guardar contacto",
     "Correo",
     "Llamar",
@@ -172,8 +193,11 @@ const ES: [&str; 18] = [
     "Corrige los errores a continuación.",
     "Ya has enviado varios mensajes. Inténtalo de nuevo más tarde.",
     "Algo ha salido mal. Inténtalo de nuevo más tarde.",
+    "Acepto que mis datos se guarden para responder a mi mensaje.",
+    "Política de privacidad",
+    "Acepta el almacenamiento de tus datos para enviar tu mensaje.",
 ];
-const FR: [&str; 18] = [
+const FR: [&str; 21] = [
     "Enregistrer le contact",
     "E-mail",
     "Appeler",
@@ -192,8 +216,11 @@ const FR: [&str; 18] = [
     "Veuillez corriger les erreurs ci-dessous.",
     "Vous avez déjà envoyé plusieurs messages. Veuillez réessayer plus tard.",
     "Une erreur s'est produite. Veuillez réessayer plus tard.",
+    "J'accepte que mes données soient enregistrées pour répondre à mon message.",
+    "Politique de confidentialité",
+    "Veuillez accepter l'enregistrement de vos données pour envoyer votre message.",
 ];
-const HR: [&str; 18] = [
+const HR: [&str; 21] = [
     "Spremi kontakt",
     "E-pošta",
     "Nazovi",
@@ -212,8 +239,11 @@ const HR: [&str; 18] = [
     "Molimo ispravite pogreške u nastavku.",
     "Već ste poslali nekoliko poruka. Molimo pokušajte ponovno kasnije.",
     "Nešto je pošlo po zlu. Molimo pokušajte ponovno kasnije.",
+    "Slažem se s pohranom svojih podataka radi odgovora na moju poruku.",
+    "Pravila o privatnosti",
+    "Molimo prihvatite pohranu svojih podataka kako biste poslali poruku.",
 ];
-const HU: [&str; 18] = [
+const HU: [&str; 21] = [
     "Névjegy mentése",
     "E-mail",
     "Hívás",
@@ -232,8 +262,11 @@ const HU: [&str; 18] = [
     "Kérjük, javítsa az alábbi hibákat.",
     "Már több üzenetet is elküldött. Kérjük, próbálja újra később.",
     "Hiba történt. Kérjük, próbálja újra később.",
+    "Hozzájárulok, hogy adataimat üzenetem megválaszolása céljából tárolják.",
+    "Adatvédelmi tájékoztató",
+    "Kérjük, járuljon hozzá adatai tárolásához az üzenet elküldéséhez.",
 ];
-const IT: [&str; 18] = [
+const IT: [&str; 21] = [
     "Salva contatto",
     "Email",
     "Chiama",
@@ -252,8 +285,11 @@ const IT: [&str; 18] = [
     "Correggi gli errori qui sotto.",
     "Hai già inviato diversi messaggi. Riprova più tardi.",
     "Si è verificato un errore. Riprova più tardi.",
+    "Acconsento alla conservazione dei miei dati per rispondere al mio messaggio.",
+    "Informativa sulla privacy",
+    "Per inviare il messaggio, acconsenti alla conservazione dei tuoi dati.",
 ];
-const NL: [&str; 18] = [
+const NL: [&str; 21] = [
     "Contact opslaan",
     "E-mail",
     "Bellen",
@@ -272,8 +308,11 @@ const NL: [&str; 18] = [
     "Corrigeer de fouten hieronder.",
     "Je hebt al meerdere berichten verstuurd. Probeer het later opnieuw.",
     "Er is iets misgegaan. Probeer het later opnieuw.",
+    "Ik ga ermee akkoord dat mijn gegevens worden opgeslagen om mijn bericht te beantwoorden.",
+    "Privacybeleid",
+    "Ga akkoord met het opslaan van je gegevens om je bericht te versturen.",
 ];
-const PL: [&str; 18] = [
+const PL: [&str; 21] = [
     "Zapisz kontakt",
     "E-mail",
     "Zadzwoń",
@@ -292,8 +331,11 @@ const PL: [&str; 18] = [
     "Popraw poniższe błędy.",
     "Wysłano już kilka wiadomości. Spróbuj ponownie później.",
     "Coś poszło nie tak. Spróbuj ponownie później.",
+    "Wyrażam zgodę na przechowywanie moich danych w celu odpowiedzi na moją wiadomość.",
+    "Polityka prywatności",
+    "Aby wysłać wiadomość, wyraź zgodę na przechowywanie swoich danych.",
 ];
-const PT: [&str; 18] = [
+const PT: [&str; 21] = [
     "Adicionar aos contactos",
     "E-mail",
     "Ligar",
@@ -312,8 +354,11 @@ const PT: [&str; 18] = [
     "Corrija os erros abaixo.",
     "Já enviou várias mensagens. Tente novamente mais tarde.",
     "Ocorreu um erro. Tente novamente mais tarde.",
+    "Aceito que os meus dados sejam guardados para responder à minha mensagem.",
+    "Política de privacidade",
+    "Aceite o armazenamento dos seus dados para enviar a sua mensagem.",
 ];
-const RO: [&str; 18] = [
+const RO: [&str; 21] = [
     "Salvează contactul",
     "E-mail",
     "Sună",
@@ -332,8 +377,11 @@ const RO: [&str; 18] = [
     "Corectează erorile de mai jos.",
     "Ai trimis deja mai multe mesaje. Încearcă din nou mai târziu.",
     "A apărut o eroare. Încearcă din nou mai târziu.",
+    "Sunt de acord ca datele mele să fie stocate pentru a primi răspuns la mesajul meu.",
+    "Politica de confidențialitate",
+    "Pentru a trimite mesajul, te rugăm să fii de acord cu stocarea datelor tale.",
 ];
-const SK: [&str; 18] = [
+const SK: [&str; 21] = [
     "Uložiť kontakt",
     "E-mail",
     "Zavolať",
@@ -352,8 +400,11 @@ const SK: [&str; 18] = [
     "Opravte prosím chyby nižšie.",
     "Už ste odoslali niekoľko správ. Skúste to prosím neskôr.",
     "Niečo sa pokazilo. Skúste to prosím neskôr.",
+    "Súhlasím s uložením svojich údajov na účely odpovede na moju správu.",
+    "Zásady ochrany osobných údajov",
+    "Na odoslanie správy prosím súhlaste s uložením svojich údajov.",
 ];
-const SL: [&str; 18] = [
+const SL: [&str; 21] = [
     "Shrani stik",
     "E-pošta",
     "Pokliči",
@@ -372,8 +423,11 @@ const SL: [&str; 18] = [
     "Popravite spodnje napake.",
     "Poslali ste že več sporočil. Poskusite znova pozneje.",
     "Prišlo je do napake. Poskusite znova pozneje.",
+    "Strinjam se s shranjevanjem svojih podatkov za odgovor na moje sporočilo.",
+    "Politika zasebnosti",
+    "Če želite poslati sporočilo, se strinjajte s shranjevanjem svojih podatkov.",
 ];
-const SV: [&str; 18] = [
+const SV: [&str; 21] = [
     "Spara kontakt",
     "E-post",
     "Ring",
@@ -392,8 +446,11 @@ const SV: [&str; 18] = [
     "Rätta felen nedan.",
     "Du har redan skickat flera meddelanden. Försök igen senare.",
     "Något gick fel. Försök igen senare.",
+    "Jag godkänner att mina uppgifter sparas så att mitt meddelande kan besvaras.",
+    "Integritetspolicy",
+    "Godkänn att dina uppgifter sparas för att skicka ditt meddelande.",
 ];
-const UK: [&str; 18] = [
+const UK: [&str; 21] = [
     "Зберегти контакт",
     "Email",
     "Зателефонувати",
@@ -412,6 +469,9 @@ const UK: [&str; 18] = [
     "Виправте помилки нижче.",
     "Ви вже надіслали кілька повідомлень. Спробуйте пізніше.",
     "Щось пішло не так. Спробуйте пізніше.",
+    "Я погоджуюся на зберігання моїх даних для відповіді на моє повідомлення.",
+    "Політика конфіденційності",
+    "Щоб надіслати повідомлення, погодьтеся на зберігання своїх даних.",
 ];
 
 /// Lead-form validation messages, one template per [`form_error`] rule in the order
@@ -555,7 +615,7 @@ const UK_FORM: FormErrors = [
 ];
 
 /// A language's UI strings and lead-form messages; English for anything else.
-fn tables(lang: &str) -> (&'static [&'static str; 18], &'static FormErrors) {
+fn tables(lang: &str) -> (&'static [&'static str; 21], &'static FormErrors) {
     match lang {
         "de" => (&DE, &DE_FORM),
         "bg" => (&BG, &BG_FORM),
@@ -650,7 +710,13 @@ mod tests {
 
     #[test]
     fn every_language_has_its_own_new_texts_and_form_errors() {
-        for text in [Text::TooMany, Text::Unavailable] {
+        for text in [
+            Text::TooMany,
+            Text::Unavailable,
+            Text::Consent,
+            Text::PrivacyPolicy,
+            Text::ConsentRequired,
+        ] {
             let mut seen = std::collections::HashSet::new();
             for lang in LANGUAGES {
                 let value = strings(lang).get(text);
@@ -691,6 +757,15 @@ mod tests {
         assert_eq!(
             strings("en").get(Text::Unavailable),
             "Something went wrong. Please try again later."
+        );
+        assert_eq!(
+            strings("en").get(Text::Consent),
+            "I agree that my details are stored to answer my message."
+        );
+        assert_eq!(strings("en").get(Text::PrivacyPolicy), "Privacy policy");
+        assert_eq!(
+            strings("en").get(Text::ConsentRequired),
+            "Please agree to the storage of your details to send your message."
         );
     }
 

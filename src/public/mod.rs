@@ -13,9 +13,10 @@ use worker::{Headers, Request, Response};
 
 use crate::domain::card::Card;
 use crate::domain::lang::{available_languages, is_language};
-use crate::domain::lead::{source, validate_lead};
+use crate::domain::lead::{consent_required, consented, source, validate_lead, LeadInput};
 use crate::domain::slug::is_valid_slug;
 use crate::domain::throttle::{address_key, Limit, Span, Verdict, DAY_MS, HOUR_MS};
+use crate::domain::validation::FieldErrors;
 use crate::domain::weburl::{form_pairs, parse_http};
 use crate::durable::throttle::client as throttle;
 use crate::http::body::{parse_object, MAX_BODY_BYTES};
@@ -80,15 +81,19 @@ fn page_lang(card: &Card, requested: Option<&str>) -> String {
     }
 }
 
-/// A card the public may see, as its account's current features let it be shown.
-async fn live_card(app: &App, slug: &str) -> ApiResult<Option<Card>> {
+/// A card the public may see, as its account's current features let it be shown, and
+/// the account's privacy policy URL (the lead form asks for consent when there is one).
+async fn live_card(app: &App, slug: &str) -> ApiResult<Option<(Card, Option<String>)>> {
     if !is_valid_slug(slug) {
         return Ok(None);
     }
     let found = cards::by_slug(&app.db()?, slug).await?;
     Ok(found
-        .map(|(card, features)| card.effective(features))
-        .filter(|c| c.is_live(app.now_ms)))
+        .map(|(card, account)| {
+            let features = account.overrides.effective(account.plan).0;
+            (card.effective(features), account.privacy_policy_url)
+        })
+        .filter(|(c, _)| c.is_live(app.now_ms)))
 }
 
 pub async fn handle(app: &App, req: Request, segments: &[&str]) -> Response {
@@ -127,7 +132,7 @@ async fn serve(
     let read = method == "GET" || method == "HEAD";
     match segments {
         [slug] if read => {
-            let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+            let (card, privacy) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let q = query(&req);
             let lang = page_lang(&card, requested);
             // The landing of a form post's 303 is not a new visit.
@@ -143,11 +148,12 @@ async fn serve(
                     &card.public_url(&app.base_url),
                     q.get("src").map(String::as_str),
                     if sent { Form::Sent } else { Form::Blank },
+                    privacy.as_deref(),
                 ),
             ))
         }
         [slug, "vcard"] if read => {
-            let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+            let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             tracking::record_click(app, card.account_id, card.id, "vcard", &req);
             let h = headers("text/vcard; charset=utf-8");
             let _ = h.set(
@@ -159,7 +165,7 @@ async fn serve(
                 .fixed(vcard::vcard(&card, &card.public_url(&app.base_url)).into_bytes()))
         }
         [slug, "go", kind] if read => {
-            let card = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+            let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             let target = links::target(&card, kind).ok_or(ApiError::NotFound)?;
             tracking::record_click(app, card.account_id, card.id, kind, &req);
             Ok(redirect(302, &target))
@@ -228,7 +234,10 @@ async fn lead(
     if poster == Poster::Form && !same_site(&req) {
         return Err(ApiError::CrossSite);
     }
-    let Some(card) = live_card(app, slug).await?.filter(|c| c.show_lead_form) else {
+    let Some((card, privacy)) = live_card(app, slug)
+        .await?
+        .filter(|(c, _)| c.show_lead_form)
+    else {
         // JSON clients get the API's JSON 404, people the HTML page.
         return match poster {
             Poster::Json => Ok(ApiError::NotFound.into_response()),
@@ -273,7 +282,24 @@ async fn lead(
     if field("company_website").is_some_and(|v| !v.trim().is_empty()) {
         return Ok(thanks());
     }
-    let input = match validate_lead(&body) {
+    // With a privacy policy, no lead without consent (extensions.md 8); without one, no
+    // consent is asked for and none is recorded.
+    let consent_missing = privacy.is_some() && !consented(&body);
+    let checked = match validate_lead(&body) {
+        Ok(input) if !consent_missing => Ok(LeadInput {
+            consent: privacy.is_some(),
+            ..input
+        }),
+        Ok(_) => Err(FieldErrors::new()),
+        Err(errors) => Err(errors),
+    }
+    .map_err(|mut errors| {
+        if consent_missing {
+            errors.add("consent", consent_required());
+        }
+        errors
+    });
+    let input = match checked {
         Ok(input) => input,
         Err(errors) if poster == Poster::Json => return Err(ApiError::Validation(errors)),
         Err(errors) => {
@@ -290,6 +316,7 @@ async fn lead(
                 &card.public_url(&app.base_url),
                 src.as_deref(),
                 Form::Invalid(&form),
+                privacy.as_deref(),
             );
             return Ok(html(422, page));
         }

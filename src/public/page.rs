@@ -21,7 +21,9 @@ form{margin-top:1.5rem}label{display:block;margin:.6rem 0 .2rem;font-weight:600}
 {width:100%;padding:.6rem;border:1px solid #d1d5db;border-radius:.5rem;font:inherit}.err{color:#b91c1c;\
 margin:.2rem 0}.hp{position:absolute;left:-10000px}footer{text-align:center;color:#6b7280;\
 font-size:.8rem;margin-top:1rem}.ok{font-size:1.2rem}.notice{background:#ecfdf5;color:#065f46;border-radius:.6rem;\
-padding:.75rem 1rem;margin:0 0 1rem}";
+padding:.75rem 1rem;margin:0 0 1rem}.consent{display:flex;gap:.5rem;align-items:flex-start;\
+margin:.8rem 0 .2rem}.consent input{width:auto;margin:.35rem 0 0}.consent label{display:inline;margin:0;\
+font-weight:400}.consent a{color:#1d4ed8}";
 
 /// Hidden from people, filled in by form-spamming bots.
 const HONEYPOT: &str = "<div class=\"hp\" aria-hidden=\"true\"><label for=\"company_website\">\
@@ -182,13 +184,15 @@ pub enum Form<'a> {
     Invalid(&'a FormState),
 }
 
-/// The card page. `src` is carried into the lead form so leads keep their source.
+/// The card page. `src` is carried into the lead form so leads keep their source; with
+/// the account's `privacy` policy URL the form asks for consent (extensions.md 8).
 pub fn card_page(
     card: &Card,
     lang: &str,
     public_url: &str,
     src: Option<&str>,
     form: Form<'_>,
+    privacy: Option<&str>,
 ) -> String {
     let v = Shown::of(card, lang);
     let s = strings(lang);
@@ -224,7 +228,7 @@ pub fn card_page(
             Form::Invalid(state) => state,
             Form::Blank | Form::Sent => &empty,
         };
-        lead_form(&mut h, &s, &v.base, lang, src, state);
+        lead_form(&mut h, &s, &v.base, lang, src, state, privacy);
     }
     h.raw("</article>");
     footer(&mut h, v.branding.then_some(&s));
@@ -312,7 +316,15 @@ fn social_links(h: &mut Html, v: &Shown) {
     h.raw("</ul>");
 }
 
-fn lead_form(h: &mut Html, s: &Strings, base: &str, lang: &str, src: Option<&str>, f: &FormState) {
+fn lead_form(
+    h: &mut Html,
+    s: &Strings,
+    base: &str,
+    lang: &str,
+    src: Option<&str>,
+    f: &FormState,
+    privacy: Option<&str>,
+) {
     let action = format!("{base}/leads");
     h.open("form", &[("method", "post"), ("action", &action)])
         .element("h2", &[], s.get(Text::GetInTouch));
@@ -340,6 +352,30 @@ fn lead_form(h: &mut Html, s: &Strings, base: &str, lang: &str, src: Option<&str
             })
             .collect();
         field(h, label, name, kind, value, &errors);
+    }
+    if let Some(url) = privacy {
+        // Unticked: consent is given by the visitor, never assumed.
+        h.open("p", &[("class", "consent")])
+            .open(
+                "input",
+                &[
+                    ("type", "checkbox"),
+                    ("id", "consent"),
+                    ("name", "consent"),
+                    ("value", "1"),
+                    ("required", "required"),
+                ],
+            )
+            .element("label", &[("for", "consent")], s.get(Text::Consent))
+            .element(
+                "a",
+                &[("href", url), ("target", "_blank"), ("rel", "noopener")],
+                s.get(Text::PrivacyPolicy),
+            )
+            .close("p");
+        if !f.errors.of("consent").is_empty() {
+            h.element("p", &[("class", "err")], s.get(Text::ConsentRequired));
+        }
     }
     h.raw(HONEYPOT);
     if let Some(src) = src {
@@ -427,6 +463,7 @@ mod tests {
             "https://x.example/c/ada",
             Some(HOSTILE),
             Form::Invalid(&form),
+            Some(HOSTILE),
         );
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
@@ -438,7 +475,7 @@ mod tests {
     fn lang_slug_and_message_title_are_escaped_too() {
         let mut c = card("[{\"platform\":\"x\",\"url\":\"a\"}]");
         c.slug = HOSTILE.into();
-        let html = card_page(&c, HOSTILE, "u", None, Form::Blank);
+        let html = card_page(&c, HOSTILE, "u", None, Form::Blank, None);
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
         assert!(html.contains("<html lang=\"&lt;script&gt;"));
@@ -451,7 +488,8 @@ mod tests {
     #[test]
     fn form_branding_and_robots_follow_the_card() {
         let mut c = card("[]");
-        let html = card_page(&c, "de", "u", None, Form::Blank);
+        let html = card_page(&c, "de", "u", None, Form::Blank, None);
+        assert!(!html.contains("name=\"consent\""), "no policy, no checkbox");
         assert!(html.contains("<html lang=\"de\">"));
         assert!(html.contains("Kontakt speichern"));
         assert!(html.contains("<form method=\"post\" action=\"/c/ada/leads\">"));
@@ -460,7 +498,7 @@ mod tests {
         c.show_lead_form = false;
         c.show_branding = false;
         c.seo_indexable = false;
-        let html = card_page(&c, "en", "u", None, Form::Blank);
+        let html = card_page(&c, "en", "u", None, Form::Blank, None);
         assert!(!html.contains("<form"));
         assert!(!html.contains("<footer>"));
         assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
@@ -472,8 +510,8 @@ mod tests {
         c.bio = Some("Hello".into());
         c.translations =
             serde_json::value::RawValue::from_string(r#"{"fr":{"bio":"Bonjour"}}"#.into()).unwrap();
-        assert!(card_page(&c, "fr", "u", None, Form::Blank).contains("Bonjour"));
-        assert!(card_page(&c, "en", "u", None, Form::Blank).contains("Hello"));
+        assert!(card_page(&c, "fr", "u", None, Form::Blank, None).contains("Bonjour"));
+        assert!(card_page(&c, "en", "u", None, Form::Blank, None).contains("Hello"));
     }
 
     /// The whole page of a rich card with a failed lead post, as the renderer before `Html`
@@ -572,7 +610,43 @@ mod tests {
             "https://x.example/c/ada-l",
             Some("qr"),
             Form::Invalid(&form),
+            None,
         );
         assert_eq!(html, expected);
+    }
+
+    #[test]
+    fn consent_box_is_required_unticked_and_localised() {
+        let c = card("[]");
+        let html = card_page(
+            &c,
+            "de",
+            "u",
+            None,
+            Form::Blank,
+            Some("https://acme.example/privacy"),
+        );
+        assert!(html.contains(
+            "<input type=\"checkbox\" id=\"consent\" name=\"consent\" value=\"1\" required=\"required\">"
+        ));
+        assert!(!html.contains("checked"));
+        assert!(html.contains("href=\"https://acme.example/privacy\""));
+        assert!(html.contains(strings("de").get(Text::Consent)));
+        assert!(!html.contains(strings("de").get(Text::ConsentRequired)));
+        let mut errors = FieldErrors::new();
+        errors.add("consent", "The consent field must be accepted.".into());
+        let form = FormState {
+            errors,
+            ..Default::default()
+        };
+        let html = card_page(
+            &c,
+            "de",
+            "u",
+            None,
+            Form::Invalid(&form),
+            Some("https://acme.example/privacy"),
+        );
+        assert!(html.contains(strings("de").get(Text::ConsentRequired)));
     }
 }

@@ -19,6 +19,8 @@ pub struct AccountRow {
     pub advanced_analytics: Option<i64>,
     pub white_label: Option<i64>,
     pub lead_form: Option<i64>,
+    pub lead_retention_days: Option<i64>,
+    pub privacy_policy_url: Option<String>,
     pub created_at: i64,
 }
 
@@ -41,6 +43,8 @@ impl AccountRow {
                 white_label: flag(self.white_label),
                 lead_form: flag(self.lead_form),
             },
+            lead_retention_days: self.lead_retention_days,
+            privacy_policy_url: self.privacy_policy_url,
             created_at: self.created_at,
         }
     }
@@ -61,6 +65,8 @@ fn changes(p: &AccountPatch) -> Columns {
     c.field("advanced_analytics", &p.features.advanced_analytics);
     c.field("white_label", &p.features.white_label);
     c.field("lead_form", &p.features.lead_form);
+    c.field("lead_retention_days", &p.lead_retention_days);
+    c.field("privacy_policy_url", &p.privacy_policy_url);
     c
 }
 

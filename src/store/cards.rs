@@ -8,11 +8,11 @@ use super::events::{self, Source};
 use super::leads::lead_columns;
 use super::outbox::{fanout_sql, Outbox};
 use super::{batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
+use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
 use crate::domain::lead::{Lead, LEADS_ON_CARD};
 use crate::domain::pagination::Page;
-use crate::domain::plan::Features;
 
 /// The columns a patch sets. Adding a card field means one line here.
 fn changes(p: &CardPatch) -> Columns {
@@ -155,14 +155,13 @@ pub fn by_slug_sql(slug: &str) -> Vec<Stmt> {
 }
 
 /// The card and its account's current features, in one round trip.
-pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<(Card, Features)>> {
+pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<(Card, Account)>> {
     let results = batch(db, by_slug_sql(slug)).await?;
     let card = rows::<CardRow>(&results, 0)?.into_iter().next();
     let account = rows::<AccountRow>(&results, 1)?.into_iter().next();
-    Ok(card.zip(account).map(|(card, account)| {
-        let account = account.decode();
-        (card.decode(), account.overrides.effective(account.plan).0)
-    }))
+    Ok(card
+        .zip(account)
+        .map(|(card, account)| (card.decode(), account.decode())))
 }
 
 pub enum Created {

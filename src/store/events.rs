@@ -83,6 +83,11 @@ pub fn append_sql(
             None,
         ),
     };
+    // A lead's events name it in an indexed column, so an erasure finds its copies.
+    let lead = match source {
+        Source::InsertedLead => "l.id",
+        _ => "NULL",
+    };
     let mut args = vec![
         account_id.into(),
         id.into(),
@@ -93,9 +98,9 @@ pub fn append_sql(
     [
         Stmt::new(
             format!(
-                "INSERT INTO events (id, account_id, sequence, type, created_at, object) \
+                "INSERT INTO events (id, account_id, sequence, type, created_at, object, lead_id) \
                  SELECT ?2, ?1, (SELECT event_sequence + 1 FROM accounts WHERE id = ?1), ?3, ?4, \
-                 {object} FROM {from}"
+                 {object}, {lead} FROM {from}"
             ),
             args,
         ),
@@ -121,6 +126,12 @@ pub struct EventRow {
 struct DeletedCard {
     id: i64,
     slug: String,
+}
+
+#[derive(Deserialize)]
+struct DeletedLead {
+    id: i64,
+    card_id: i64,
 }
 
 #[derive(Deserialize)]
@@ -166,6 +177,13 @@ impl EventRow {
                 EventObject::Lead {
                     lead: s.lead,
                     card: s.card,
+                }
+            }
+            EventType::LeadDeleted => {
+                let d: DeletedLead = snapshot(&self.object)?;
+                EventObject::DeletedLead {
+                    id: d.id,
+                    card_id: d.card_id,
                 }
             }
         };

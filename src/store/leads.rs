@@ -21,7 +21,8 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
     Stmt::new(
         format!(
             "INSERT INTO leads (account_id, card_id, name, email, phone, message, source, \
-             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING {}",
+             consent_at, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?8, ?8) RETURNING {}",
             lead_columns()
         ),
         vec![
@@ -33,6 +34,7 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
             lead.message.clone().into(),
             source.into(),
             now.into(),
+            lead.consent.then_some(now).into(),
         ],
     )
 }
@@ -66,17 +68,19 @@ pub async fn create(
 }
 
 /// Which leads a list shows.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LeadFilter {
     /// One card (of this account, or nothing matches).
     pub card: Option<i64>,
     /// Updated at or after this instant (extensions.md 2).
     pub since: Option<i64>,
+    /// One address, any ASCII case (extensions.md 8).
+    pub email: Option<String>,
 }
 
 /// Newest first, with the count.
-pub fn list_sql(account_id: i64, filter: LeadFilter, page: Page) -> Vec<Stmt> {
-    // D1 refuses bindings a statement does not use, so ?2 and ?3 appear in every form.
+pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
+    // D1 refuses bindings a statement does not use, so ?2 to ?4 appear in every form.
     let card = if filter.card.is_some() {
         "card_id = ?2"
     } else {
@@ -87,19 +91,33 @@ pub fn list_sql(account_id: i64, filter: LeadFilter, page: Page) -> Vec<Stmt> {
     } else {
         "?3 IS NULL"
     };
-    let args =
-        || -> Vec<SqlValue> { vec![account_id.into(), filter.card.into(), filter.since.into()] };
+    let email = if filter.email.is_some() {
+        "email = ?4 COLLATE NOCASE"
+    } else {
+        "?4 IS NULL"
+    };
+    let args = || -> Vec<SqlValue> {
+        vec![
+            account_id.into(),
+            filter.card.into(),
+            filter.since.into(),
+            filter.email.clone().into(),
+        ]
+    };
     let mut page_args = args();
     page_args.extend([page.per_page.into(), page.offset().into()]);
     vec![
         Stmt::new(
-            format!("SELECT COUNT(*) AS n FROM leads WHERE account_id = ?1 AND {card} AND {since}"),
+            format!(
+                "SELECT COUNT(*) AS n FROM leads \
+                 WHERE account_id = ?1 AND {card} AND {since} AND {email}"
+            ),
             args(),
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM leads WHERE account_id = ?1 AND {card} AND {since} \
-                 ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5",
+                "SELECT {} FROM leads WHERE account_id = ?1 AND {card} AND {since} AND {email} \
+                 ORDER BY created_at DESC, id DESC LIMIT ?5 OFFSET ?6",
                 lead_columns()
             ),
             page_args,
@@ -110,7 +128,7 @@ pub fn list_sql(account_id: i64, filter: LeadFilter, page: Page) -> Vec<Stmt> {
 pub async fn list(
     db: &D1Database,
     account_id: i64,
-    filter: LeadFilter,
+    filter: &LeadFilter,
     page: Page,
 ) -> Result<(Vec<Lead>, i64)> {
     let results = batch(db, list_sql(account_id, filter, page)).await?;

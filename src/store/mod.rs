@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod analytics;
 pub mod card_row;
 pub mod cards;
+pub mod erasure;
 pub mod events;
 pub mod idempotency;
 pub mod leads;

@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 use super::accounts::{self, AccountRow};
 use super::card_row::CardRow;
 use super::cards;
+use super::erasure::{self, LeadSet};
 use super::events::{self, Source};
 use super::idempotency;
 use super::leads::{self, LeadFilter};
@@ -291,6 +292,7 @@ fn every_statement_runs_against_the_migrated_schema() {
         email: "grace@example.com".into(),
         phone: None,
         message: Some("Hi".into()),
+        consent: true,
     };
     let rows = db.exec(
         "leads::create_sql",
@@ -298,14 +300,16 @@ fn every_statement_runs_against_the_migrated_schema() {
     );
     let stored: Lead = one("leads::create_sql", rows);
     assert_eq!(stored.source.as_deref(), Some("qr"));
-    for card_filter in [None, Some(card.id)] {
+    assert_eq!(stored.consent_at, Some(now), "consent given at the post");
+    for (card_filter, email) in [(None, None), (Some(card.id), Some("GRACE@example.com"))] {
         let results = db.batch(
             "leads::list_sql",
             &leads::list_sql(
                 acc,
-                LeadFilter {
+                &LeadFilter {
                     card: card_filter,
                     since: Some(now),
+                    email: email.map(String::from),
                 },
                 Page::from_query(None, None),
             ),
@@ -349,6 +353,7 @@ fn every_statement_runs_against_the_migrated_schema() {
 
     feed_and_idempotency(&mut db, acc, now);
     webhooks_and_outbox(&mut db, acc, now);
+    erasure_reaches_every_copy(&mut db, acc, now);
 
     // Every statement builder of store/ ran above: a new one must be added here.
     let mut builders = BTreeSet::new();
@@ -456,6 +461,7 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
         email: "feed@example.com".into(),
         phone: None,
         message: None,
+        consent: false,
     };
     let [a, b] = events::append_sql(
         acc,
@@ -685,6 +691,7 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
         email: "hook@example.com".into(),
         phone: None,
         message: None,
+        consent: false,
     };
     let [a, b] = events::append_sql(
         acc,
@@ -872,6 +879,157 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     assert_eq!(deleted.len(), 1);
 }
 
+/// Erasing leads: one lead, every lead of an address, the expired ones; the events and
+/// their snapshots, the webhook attempts, the rows.
+fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
+    let card_input = CardInput::parse(&obj(json!({"first_name": "Era", "last_name": "Sure"})))
+        .expect("valid card");
+    let rows = db.exec(
+        "cards::create_sql",
+        &cards::create_sql(acc, &card_input, "erasure", "Era Sure", 1000, now),
+    );
+    let card = one::<CardRow>("cards::create_sql", rows);
+    let mut post = |email: &str, at: i64, n: usize| -> i64 {
+        let lead = LeadInput {
+            name: format!("Person {n}"),
+            email: email.into(),
+            phone: Some("+1 555".into()),
+            message: Some("secret message".into()),
+            consent: true,
+        };
+        let event = format!("evt_erase_{n}");
+        let [a, b] = events::append_sql(
+            acc,
+            &event,
+            EventType::LeadCreated,
+            at,
+            Source::InsertedLead,
+        );
+        let results = db.batch(
+            "events::append_sql",
+            &[leads::create_sql(acc, card.id, &lead, "link", at), a, b],
+        );
+        one::<Lead>("leads::create_sql", results[0].clone()).id
+    };
+    let one_lead = post("one@example.com", now, 1);
+    let twin_a = post("twin@example.com", now, 2);
+    let twin_b = post("TWIN@Example.com", now, 3);
+    let old = post("old@example.com", now - 10 * 86_400_000, 4);
+    let kept = post("kept@example.com", now, 5);
+    let snapshot = |db: &mut Db, lead: i64| -> Value {
+        let rows = db.exec(
+            "check",
+            &Stmt::new(
+                "SELECT object FROM events WHERE lead_id = ?1 AND type = 'lead.created'",
+                vec![lead.into()],
+            ),
+        );
+        serde_json::from_str(rows[0]["object"].as_str().expect("text")).expect("json")
+    };
+    assert_eq!(snapshot(db, one_lead)["lead"]["email"], "one@example.com");
+    let sequence = |db: &mut Db| -> i64 {
+        let rows = db.exec(
+            "check",
+            &Stmt::new(
+                "SELECT event_sequence AS n FROM accounts WHERE id = ?1",
+                vec![acc.into()],
+            ),
+        );
+        one::<Count>("check", rows).n
+    };
+    let before = sequence(db);
+
+    let results = db.batch(
+        "erasure::erase_sql",
+        &erasure::erase_sql(acc, LeadSet::One(one_lead), now),
+    );
+    assert_eq!(results[4].len(), 1, "one lead deleted");
+    let rows = db.exec(
+        "check",
+        &Stmt::new(
+            "SELECT COUNT(*) AS n FROM webhooks WHERE account_id = ?1 AND status = 'enabled' \
+             AND events = '[\"*\"]'",
+            vec![acc.into()],
+        ),
+    );
+    let catch_all = one::<Count>("check", rows).n as usize;
+    assert!(catch_all > 0);
+    assert_eq!(
+        results[2].len(),
+        catch_all,
+        "one attempt per enabled catch-all webhook"
+    );
+    let redacted = snapshot(db, one_lead);
+    for field in ["name", "email", "phone", "message", "note"] {
+        assert_eq!(redacted["lead"][field], Value::Null, "{field} redacted");
+    }
+    assert_eq!(redacted["lead"]["id"], one_lead, "ids and times stay");
+    assert_eq!(redacted["card"]["id"], card.id);
+    assert_eq!(sequence(db), before + 1);
+    let rows = db.exec(
+        "check",
+        &Stmt::new(
+            "SELECT object, sequence FROM events WHERE lead_id = ?1 AND type = 'lead.deleted'",
+            vec![one_lead.into()],
+        ),
+    );
+    assert_eq!(rows[0]["sequence"], before + 1);
+    let deleted: Value = serde_json::from_str(rows[0]["object"].as_str().unwrap()).unwrap();
+    assert_eq!(deleted, json!({"id": one_lead, "card_id": card.id}));
+    // Nothing left to erase: nothing recorded.
+    let again = db.batch(
+        "erasure::erase_sql",
+        &erasure::erase_sql(acc, LeadSet::One(one_lead), now),
+    );
+    assert!(again[4].is_empty() && again[2].is_empty());
+    assert_eq!(sequence(db), before + 1);
+    // Another account erases nothing of this one.
+    let other = db.batch(
+        "erasure::erase_sql",
+        &erasure::erase_sql(acc + 1, LeadSet::One(kept), now),
+    );
+    assert!(other[4].is_empty());
+
+    // By address, any case: both twins, consecutive sequences.
+    let results = db.batch(
+        "erasure::erase_sql",
+        &erasure::erase_sql(acc, LeadSet::Email("Twin@Example.com"), now),
+    );
+    let mut gone = results_ids(&results[4]);
+    gone.sort_unstable();
+    assert_eq!(gone, vec![twin_a, twin_b]);
+    assert_eq!(sequence(db), before + 3);
+    assert_eq!(snapshot(db, twin_b)["lead"]["message"], Value::Null);
+
+    // Retention: the account keeps leads 7 days; the old one goes, the new one stays.
+    let rows = db.exec("erasure::expired_sql", &erasure::expired_sql(now, 10));
+    assert!(rows.is_empty(), "no retention set");
+    let patch =
+        AccountPatch::parse(&obj(json!({"lead_retention_days": 7})), Mode::Update).expect("valid");
+    db.exec(
+        "accounts::update_sql",
+        &accounts::update_sql(acc, &patch).expect("changes"),
+    );
+    let rows = db.exec("erasure::expired_sql", &erasure::expired_sql(now, 10));
+    let due: Vec<erasure::Retention> = decode("erasure::expired_sql", rows);
+    assert_eq!(due.len(), 1);
+    let cutoff = due[0].cutoff(now);
+    let results = db.batch(
+        "erasure::erase_sql",
+        &erasure::erase_sql(acc, LeadSet::Expired { cutoff, limit: 100 }, now),
+    );
+    assert_eq!(results_ids(&results[4]), vec![old]);
+    assert!(db
+        .exec("erasure::expired_sql", &erasure::expired_sql(now, 10))
+        .is_empty());
+    let rows = db.exec("leads::get_sql", &leads::get_sql(acc, kept)[0]);
+    assert_eq!(
+        decode::<Lead>("leads::get_sql", rows).len(),
+        1,
+        "the new lead stays"
+    );
+}
+
 fn results_ids(rows: &[Value]) -> Vec<i64> {
     rows.iter().filter_map(|r| r["id"].as_i64()).collect()
 }
@@ -883,22 +1041,40 @@ fn lists_range_over_their_indexes() {
     let plans = [
         cards::list_sql(1, None, page),
         cards::list_sql(1, Some(5), page),
-        leads::list_sql(1, LeadFilter::default(), page),
+        leads::list_sql(1, &LeadFilter::default(), page),
         leads::list_sql(
             1,
-            LeadFilter {
-                card: None,
+            &LeadFilter {
                 since: Some(5),
+                ..LeadFilter::default()
             },
             page,
         ),
         leads::list_sql(
             1,
-            LeadFilter {
+            &LeadFilter {
                 card: Some(2),
-                since: None,
+                ..LeadFilter::default()
             },
             page,
+        ),
+        leads::list_sql(
+            1,
+            &LeadFilter {
+                email: Some("a@b.example".into()),
+                ..LeadFilter::default()
+            },
+            page,
+        ),
+        erasure::erase_sql(1, LeadSet::One(3), 5),
+        erasure::erase_sql(1, LeadSet::Email("a@b.example"), 5),
+        erasure::erase_sql(
+            1,
+            LeadSet::Expired {
+                cutoff: 5,
+                limit: 100,
+            },
+            5,
         ),
         events::list_sql(1, 0, &[EventType::CardCreated], 10),
         webhooks::list_sql(1, page),
@@ -918,9 +1094,12 @@ fn lists_range_over_their_indexes() {
                 .collect();
             let text = plan.join(" | ");
             assert!(
+                // A scan of a subquery's own rows (the window of an erasure) is no
+                // table scan.
                 !plan.iter().any(|d| d.starts_with("SCAN ")
                     && !d.contains(" USING ")
-                    && !d.contains("VIRTUAL TABLE")),
+                    && !d.contains("VIRTUAL TABLE")
+                    && !d.starts_with("SCAN (subquery")),
                 "a full scan:\n{}\n{text}",
                 stmt.sql
             );
