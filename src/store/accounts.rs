@@ -2,14 +2,14 @@
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
 use worker::{D1Database, Result};
 
-use super::{columns_of, first, Columns, SqlValue, Stmt};
+use super::row::impl_row;
+use super::{columns_of, select_first, Columns, SqlValue, Stmt};
 use crate::domain::account::{Account, AccountPatch};
 use crate::domain::plan::{Overrides, Plan};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct AccountRow {
     pub id: i64,
     pub name: String,
@@ -23,6 +23,19 @@ pub struct AccountRow {
     pub privacy_policy_url: Option<String>,
     pub created_at: i64,
 }
+impl_row!(AccountRow {
+    id,
+    name,
+    plan,
+    card_limit,
+    api_access,
+    advanced_analytics,
+    white_label,
+    lead_form,
+    lead_retention_days,
+    privacy_policy_url,
+    created_at
+});
 
 /// Override columns are NULL ("the plan's value") or 0/1.
 fn flag(v: Option<i64>) -> Option<bool> {
@@ -85,7 +98,7 @@ pub fn create_sql(patch: &AccountPatch, now: i64) -> Stmt {
 }
 
 pub async fn create(db: &D1Database, patch: &AccountPatch, now: i64) -> Result<Option<Account>> {
-    let row: Option<AccountRow> = first(db, create_sql(patch, now)).await?;
+    let row: Option<AccountRow> = select_first(db, create_sql(patch, now)).await?;
     Ok(row.map(AccountRow::decode))
 }
 
@@ -114,7 +127,7 @@ pub async fn update(db: &D1Database, id: i64, patch: &AccountPatch) -> Result<Op
     let Some(stmt) = update_sql(id, patch) else {
         return get(db, id).await;
     };
-    let row: Option<AccountRow> = first(db, stmt).await?;
+    let row: Option<AccountRow> = select_first(db, stmt).await?;
     Ok(row.map(AccountRow::decode))
 }
 
@@ -126,6 +139,6 @@ pub fn get_sql(id: i64) -> Stmt {
 }
 
 pub async fn get(db: &D1Database, id: i64) -> Result<Option<Account>> {
-    let row: Option<AccountRow> = first(db, get_sql(id)).await?;
+    let row: Option<AccountRow> = select_first(db, get_sql(id)).await?;
     Ok(row.map(AccountRow::decode))
 }

@@ -1,14 +1,13 @@
 //! The card row: the one place D1's card columns are decoded (0/1 booleans, JSON text),
-//! shared by the card statements and the change feed's card snapshots.
+//! shared by the card statements and the change feed's card snapshots. It decodes through
+//! [`super::row`]: a derived visitor, inlined for every field, was ~10 KB of wasm.
 
-use std::fmt;
 use std::sync::OnceLock;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::columns_of;
+use super::row::impl_row;
 use crate::domain::card::{Card, Status};
 
 /// Declares [`CardRow`] and its column list from one field list, so the two cannot drift.
@@ -21,21 +20,7 @@ macro_rules! card_row {
             $(pub $field: $ty,)*
         }
 
-        impl CardRow {
-            /// The columns, in field order: what `columns_of` and `json_object_of` read.
-            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
-
-            /// The error names the first column that is missing or of the wrong type.
-            fn from_cells(cells: Vec<Cell>) -> Result<CardRow, &'static str> {
-                let mut cells = cells.into_iter().zip(CardRow::FIELDS);
-                let mut bad = None;
-                // No early return: one per field would drop the fields before it, each.
-                let row = CardRow {
-                    $($field: take(&mut cells, &mut bad),)*
-                };
-                bad.map_or(Ok(row), Err)
-            }
-        }
+        impl_row!(CardRow { $($field),* });
     };
 }
 
@@ -77,167 +62,6 @@ card_row! {
     expires_at: Option<i64>,
     created_at: i64,
     updated_at: i64,
-}
-
-/// One column's value. The row decodes through this small type rather than a derived
-/// visitor: the derived one, inlined for every field, was ~10 KB of wasm.
-enum Cell {
-    Null,
-    Int(i64),
-    Text(String),
-}
-
-trait FromCell: Sized {
-    fn from_cell(cell: Cell) -> Option<Self>;
-}
-
-impl FromCell for i64 {
-    fn from_cell(cell: Cell) -> Option<Self> {
-        match cell {
-            Cell::Int(i) => Some(i),
-            _ => None,
-        }
-    }
-}
-
-impl FromCell for String {
-    fn from_cell(cell: Cell) -> Option<Self> {
-        match cell {
-            Cell::Text(s) => Some(s),
-            _ => None,
-        }
-    }
-}
-
-/// NULL (or a missing column) is `None`; a value of the wrong type is an error.
-impl<T: FromCell> FromCell for Option<T> {
-    fn from_cell(cell: Cell) -> Option<Self> {
-        match cell {
-            Cell::Null => Some(None),
-            cell => T::from_cell(cell).map(Some),
-        }
-    }
-}
-
-/// The next field's value; a default, with the column noted in `bad`, if it does not fit.
-fn take<T: FromCell + Default>(
-    cells: &mut impl Iterator<Item = (Cell, &'static &'static str)>,
-    bad: &mut Option<&'static str>,
-) -> T {
-    match cells.next() {
-        Some((cell, name)) => T::from_cell(cell).unwrap_or_else(|| {
-            bad.get_or_insert(name);
-            T::default()
-        }),
-        None => {
-            bad.get_or_insert("?");
-            T::default()
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Cell {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(CellVisitor)
-    }
-}
-
-struct CellVisitor;
-
-impl<'de> Visitor<'de> for CellVisitor {
-    type Value = Cell;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("null, an integer or a string")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Cell, E> {
-        Ok(Cell::Null)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Cell, E> {
-        Ok(Cell::Null)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Cell, D::Error> {
-        Cell::deserialize(d)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Cell, E> {
-        Ok(Cell::Int(v))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Cell, E> {
-        i64::try_from(v)
-            .map(Cell::Int)
-            .map_err(|_| E::custom("integer out of range"))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cell, E> {
-        Ok(Cell::Text(v.to_string()))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Cell, E> {
-        Ok(Cell::Text(v))
-    }
-}
-
-/// A column name as its index in [`CardRow::FIELDS`]; `None` for a column the row does
-/// not have.
-struct Column;
-
-impl<'de> DeserializeSeed<'de> for Column {
-    type Value = Option<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_identifier(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Column {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a column name")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(CardRow::FIELDS.iter().position(|f| *f == v))
-    }
-}
-
-struct RowVisitor;
-
-impl<'de> Visitor<'de> for RowVisitor {
-    type Value = CardRow;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a card row")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CardRow, A::Error> {
-        let mut cells: Vec<Cell> = CardRow::FIELDS.iter().map(|_| Cell::Null).collect();
-        while let Some(column) = map.next_key_seed(Column)? {
-            match column {
-                Some(i) => cells[i] = map.next_value()?,
-                None => {
-                    map.next_value::<de::IgnoredAny>()?;
-                }
-            }
-        }
-        // A missing column reads as NULL: fine for an `Option`, an error otherwise.
-        CardRow::from_cells(cells).map_err(|column| {
-            de::Error::custom(format_args!(
-                "column `{column}` is missing or of the wrong type"
-            ))
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for CardRow {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_struct("CardRow", CardRow::FIELDS, RowVisitor)
-    }
 }
 
 /// JSON text from our own writes is kept as is; anything unparsable (a hand-edited row)
@@ -303,6 +127,7 @@ pub fn card_columns() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::row::{from_json, Row};
     use serde_json::{json, Value};
 
     fn row() -> Value {
@@ -356,7 +181,7 @@ mod tests {
     fn decodes_nulls_missing_options_and_ignores_other_columns() {
         let mut r = row();
         r.as_object_mut().unwrap().remove("tagline");
-        let card: CardRow = serde_json::from_value(r).unwrap();
+        let card: CardRow = from_json(&r).unwrap();
         assert_eq!((card.id, card.slug.as_str()), (1, "x"));
         assert_eq!(card.bio.as_deref(), Some("hi"));
         assert_eq!((card.company, card.tagline), (None, None));
@@ -367,13 +192,13 @@ mod tests {
     fn a_missing_or_mistyped_column_is_an_error() {
         let mut r = row();
         r.as_object_mut().unwrap().remove("slug");
-        let e = serde_json::from_value::<CardRow>(r).unwrap_err();
+        let e = from_json::<CardRow>(&r).unwrap_err();
         assert!(e.to_string().contains("`slug`"), "{e}");
         let mut r = row();
         r["id"] = json!("1");
-        assert!(serde_json::from_value::<CardRow>(r).is_err());
+        assert!(from_json::<CardRow>(&r).is_err());
         let mut r = row();
         r["bio"] = json!(2);
-        assert!(serde_json::from_value::<CardRow>(r).is_err());
+        assert!(from_json::<CardRow>(&r).is_err());
     }
 }

@@ -7,7 +7,7 @@ use super::card_row::{card_columns, CardRow};
 use super::events::{self, Source};
 use super::leads::lead_columns;
 use super::outbox::{fanout_sql, Outbox};
-use super::{batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
+use super::{batch, columns_of, row_count, rows_of, select_first, Columns, Count, SqlValue, Stmt};
 use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
@@ -84,8 +84,8 @@ pub async fn list(
     page: Page,
 ) -> Result<(Vec<Card>, i64)> {
     let results = batch(db, list_sql(account_id, since, page)).await?;
-    let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
-    let cards = rows::<CardRow>(&results, 1)?;
+    let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    let cards = rows_of::<CardRow>(&results, 1)?;
     Ok((cards.into_iter().map(CardRow::decode).collect(), total))
 }
 
@@ -116,9 +116,9 @@ pub async fn get_with_leads(
     id: i64,
 ) -> Result<Option<(Card, Vec<Lead>)>> {
     let results = batch(db, get_with_leads_sql(account_id, id)).await?;
-    let card = rows::<CardRow>(&results, 0)?.into_iter().next();
+    let card = rows_of::<CardRow>(&results, 0)?.into_iter().next();
     Ok(match card {
-        Some(card) => Some((card.decode(), rows(&results, 1)?)),
+        Some(card) => Some((card.decode(), rows_of(&results, 1)?)),
         None => None,
     })
 }
@@ -131,7 +131,7 @@ pub fn exists_sql(account_id: i64, id: i64) -> Stmt {
 }
 
 pub async fn exists(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
-    let row: Option<Count> = first(db, exists_sql(account_id, id)).await?;
+    let row: Option<Count> = select_first(db, exists_sql(account_id, id)).await?;
     Ok(row.is_some_and(|c| c.n > 0))
 }
 
@@ -157,8 +157,8 @@ pub fn by_slug_sql(slug: &str) -> Vec<Stmt> {
 /// The card and its account's current features, in one round trip.
 pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<(Card, Account)>> {
     let results = batch(db, by_slug_sql(slug)).await?;
-    let card = rows::<CardRow>(&results, 0)?.into_iter().next();
-    let account = rows::<AccountRow>(&results, 1)?.into_iter().next();
+    let card = rows_of::<CardRow>(&results, 0)?.into_iter().next();
+    let account = rows_of::<AccountRow>(&results, 1)?.into_iter().next();
     Ok(card
         .zip(account)
         .map(|(card, account)| (card.decode(), account.decode())))
@@ -246,7 +246,7 @@ pub async fn create(
         fanout_sql(account_id, &event, EventType::CardCreated, now),
     ];
     let results = batch(db, stmts).await?;
-    let created = match rows::<CardRow>(&results, 0)?.into_iter().next() {
+    let created = match rows_of::<CardRow>(&results, 0)?.into_iter().next() {
         Some(card) => Created::Card(Box::new(card.decode())),
         None => Created::LimitReached,
     };
@@ -291,7 +291,7 @@ pub async fn update(
         vec![update_sql(account_id, id, patch, now), append, bump, fanout],
     )
     .await?;
-    let row = rows::<CardRow>(&results, 0)?.into_iter().next();
+    let row = rows_of::<CardRow>(&results, 0)?.into_iter().next();
     Ok((row.map(CardRow::decode), Outbox::written(&results, 3)?))
 }
 
@@ -323,6 +323,6 @@ pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Resu
     let [leads, card] = delete_sql(account_id, id);
     let fanout = fanout_sql(account_id, &event, EventType::CardDeleted, now);
     let results = batch(db, vec![leads, append, bump, fanout, card]).await?;
-    let deleted = !rows::<serde_json::Value>(&results, 4)?.is_empty();
+    let deleted = row_count(&results, 4)? > 0;
     Ok((deleted, Outbox::written(&results, 3)?))
 }

@@ -5,11 +5,11 @@
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
 use worker::{D1Database, Result};
 
 use super::card_row::CardRow;
-use super::{batch, columns_of, first, json_object_of, rows, Stmt};
+use super::row::{from_json, impl_row, Row};
+use super::{batch, columns_of, json_object_of, rows_of, select_first, Stmt};
 use crate::domain::event::{event_id, Event, EventObject, EventType};
 use crate::domain::lead::{CardSummary, Lead};
 
@@ -112,47 +112,37 @@ pub fn append_sql(
     ]
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct EventRow {
     pub id: String,
     pub sequence: i64,
-    #[serde(rename = "type")]
     pub kind: String,
     pub created_at: i64,
     pub object: String,
 }
+impl_row!(EventRow { id, sequence, kind as "type", created_at, object });
 
-#[derive(Deserialize)]
 struct DeletedCard {
     id: i64,
     slug: String,
 }
+impl_row!(DeletedCard { id, slug });
 
-#[derive(Deserialize)]
 struct DeletedLead {
     id: i64,
     card_id: i64,
 }
+impl_row!(DeletedLead { id, card_id });
 
-#[derive(Deserialize)]
-struct LeadSnapshot {
-    lead: Lead,
-    card: CardSummary,
-}
-
-/// Decodes a snapshot's JSON text. In the worker it goes through JavaScript's parser and
-/// the same deserializer as D1 rows, whose code for these row types is already in the
-/// binary: decoding with serde_json would compile a second copy (tens of KB of wasm).
-fn snapshot<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let value = js_sys::JSON::parse(text).ok()?;
-        serde_wasm_bindgen::from_value(value).ok()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        serde_json::from_str(text).ok()
-    }
+/// A snapshot's JSON text as the row `T`, or as the row in its member `key`. Snapshots
+/// are the columns of their row types (`json_object_of`), so they decode the same way.
+fn snapshot<T: Row>(text: &str, key: Option<&str>) -> Option<T> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let value = match key {
+        Some(key) => value.get(key)?,
+        None => &value,
+    };
+    from_json(value).ok()
 }
 
 impl EventRow {
@@ -162,25 +152,25 @@ impl EventRow {
         let kind = EventType::parse(&self.kind)?;
         let object = match kind {
             EventType::CardCreated | EventType::CardUpdated => {
-                let row: CardRow = snapshot(&self.object)?;
+                let row: CardRow = snapshot(&self.object, None)?;
                 EventObject::Card(Box::new(row.decode()))
             }
             EventType::CardDeleted => {
-                let d: DeletedCard = snapshot(&self.object)?;
+                let d: DeletedCard = snapshot(&self.object, None)?;
                 EventObject::DeletedCard {
                     id: d.id,
                     slug: d.slug,
                 }
             }
             EventType::LeadCreated => {
-                let s: LeadSnapshot = snapshot(&self.object)?;
+                let (text, key) = (&self.object, Some("lead"));
                 EventObject::Lead {
-                    lead: s.lead,
-                    card: s.card,
+                    lead: snapshot(text, key)?,
+                    card: snapshot(text, Some("card"))?,
                 }
             }
             EventType::LeadDeleted => {
-                let d: DeletedLead = snapshot(&self.object)?;
+                let d: DeletedLead = snapshot(&self.object, None)?;
                 EventObject::DeletedLead {
                     id: d.id,
                     card_id: d.card_id,
@@ -203,11 +193,15 @@ fn event_columns() -> &'static str {
 }
 
 /// The account's feed position: the last sequence given and the last one pruned.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct FeedState {
     pub event_sequence: i64,
     pub events_pruned_through: i64,
 }
+impl_row!(FeedState {
+    event_sequence,
+    events_pruned_through
+});
 
 fn decode_all(rows: Vec<EventRow>) -> Vec<Event> {
     rows.into_iter()
@@ -255,9 +249,9 @@ pub async fn list(
     limit: i64,
 ) -> Result<Option<(FeedState, Vec<Event>)>> {
     let results = batch(db, list_sql(account_id, after, types, limit)).await?;
-    let state = rows::<FeedState>(&results, 0)?.into_iter().next();
+    let state = rows_of::<FeedState>(&results, 0)?.into_iter().next();
     Ok(match state {
-        Some(state) => Some((state, decode_all(rows(&results, 1)?))),
+        Some(state) => Some((state, decode_all(rows_of(&results, 1)?))),
         None => None,
     })
 }
@@ -273,7 +267,7 @@ pub fn get_sql(account_id: i64, id: &str) -> Stmt {
 }
 
 pub async fn get(db: &D1Database, account_id: i64, id: &str) -> Result<Option<Event>> {
-    let row: Option<EventRow> = first(db, get_sql(account_id, id)).await?;
+    let row: Option<EventRow> = select_first(db, get_sql(account_id, id)).await?;
     Ok(decode_all(row.into_iter().collect()).pop())
 }
 

@@ -2,10 +2,10 @@
 //! D1 runs one write at a time on the primary, so of any number of concurrent requests with
 //! one key of one account exactly one gets the row back; the others find it taken.
 
-use serde::Deserialize;
 use worker::{D1Database, Result};
 
-use super::{first, run, Stmt};
+use super::row::impl_row;
+use super::{run, select_first, Stmt};
 use crate::domain::idempotency::{Kept, KeptResponse};
 
 /// A request taking a key: what it is, when, and from when older claims give way.
@@ -47,18 +47,18 @@ pub fn claim_sql(c: &Claim) -> Stmt {
     )
 }
 
-#[derive(Deserialize)]
 struct Claimed {
     #[allow(dead_code)]
     claimed: i64,
 }
+impl_row!(Claimed { claimed });
 
 /// Whether this request now holds the key.
 pub async fn claim(db: &D1Database, c: &Claim<'_>) -> Result<bool> {
-    Ok(first::<Claimed>(db, claim_sql(c)).await?.is_some())
+    Ok(select_first::<Claimed>(db, claim_sql(c)).await?.is_some())
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct KeptRow {
     pub method: String,
     pub path: String,
@@ -67,6 +67,14 @@ pub struct KeptRow {
     pub headers: Option<String>,
     pub body: Option<String>,
 }
+impl_row!(KeptRow {
+    method,
+    path,
+    digest,
+    status,
+    headers,
+    body
+});
 
 impl KeptRow {
     pub fn decode(self) -> Kept {
@@ -96,7 +104,7 @@ pub fn find_sql(account_id: i64, key: &str) -> Stmt {
 }
 
 pub async fn find(db: &D1Database, account_id: i64, key: &str) -> Result<Option<Kept>> {
-    let row: Option<KeptRow> = first(db, find_sql(account_id, key)).await?;
+    let row: Option<KeptRow> = select_first(db, find_sql(account_id, key)).await?;
     Ok(row.map(KeptRow::decode))
 }
 

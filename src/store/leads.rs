@@ -6,10 +6,33 @@ use worker::{D1Database, Result};
 
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
-use super::{batch, columns_of, rows, Count, SqlValue, Stmt};
+use super::row::impl_row;
+use super::{batch, columns_of, rows_of, Count, SqlValue, Stmt};
 use crate::domain::event::EventType;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
+
+// Lead rows decode into the domain's types directly: their fields are the columns.
+impl_row!(Lead {
+    id,
+    card_id,
+    name,
+    email,
+    phone,
+    message,
+    note,
+    source,
+    consent_at,
+    created_at,
+    updated_at,
+});
+impl_row!(CardSummary {
+    id,
+    slug,
+    title,
+    first_name,
+    last_name,
+});
 
 /// The columns of [`Lead`], which rows decode into directly.
 pub fn lead_columns() -> &'static str {
@@ -63,7 +86,7 @@ pub async fn create(
         fanout_sql(account_id, &event, EventType::LeadCreated, now),
     ];
     let results = batch(db, stmts).await?;
-    let lead = rows::<Lead>(&results, 0)?.into_iter().next();
+    let lead = rows_of::<Lead>(&results, 0)?.into_iter().next();
     Ok((lead, Outbox::written(&results, 3)?))
 }
 
@@ -132,8 +155,8 @@ pub async fn list(
     page: Page,
 ) -> Result<(Vec<Lead>, i64)> {
     let results = batch(db, list_sql(account_id, filter, page)).await?;
-    let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
-    Ok((rows(&results, 1)?, total))
+    let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    Ok((rows_of(&results, 1)?, total))
 }
 
 /// The lead and its card's summary, in one round trip.
@@ -159,7 +182,7 @@ pub fn get_sql(account_id: i64, id: i64) -> Vec<Stmt> {
 
 pub async fn get(db: &D1Database, account_id: i64, id: i64) -> Result<Option<(Lead, CardSummary)>> {
     let results = batch(db, get_sql(account_id, id)).await?;
-    let lead = rows::<Lead>(&results, 0)?.into_iter().next();
-    let card = rows::<CardSummary>(&results, 1)?.into_iter().next();
+    let lead = rows_of::<Lead>(&results, 0)?.into_iter().next();
+    let card = rows_of::<CardSummary>(&results, 1)?.into_iter().next();
     Ok(lead.zip(card))
 }

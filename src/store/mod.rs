@@ -16,6 +16,7 @@ pub mod events;
 pub mod idempotency;
 pub mod leads;
 pub mod outbox;
+pub mod row;
 pub mod sealed;
 pub mod tokens;
 pub mod webhooks;
@@ -23,11 +24,11 @@ pub mod webhooks;
 #[cfg(test)]
 mod sql_check;
 
-use serde::de::{self, DeserializeOwned, Visitor};
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Result};
 
+use self::row::{impl_row, Row};
 use crate::domain::input::Field;
 
 /// A value bound to a statement parameter.
@@ -123,12 +124,18 @@ fn prepare(db: &D1Database, stmt: &Stmt) -> Result<D1PreparedStatement> {
     db.prepare(&stmt.sql).bind(&values)
 }
 
+/// Rows decoded through serde; only for row types not yet on [`row::Row`] (erasure's).
 pub async fn all<T: DeserializeOwned>(db: &D1Database, stmt: Stmt) -> Result<Vec<T>> {
     prepare(db, &stmt)?.all().await?.results()
 }
 
-pub async fn first<T: DeserializeOwned>(db: &D1Database, stmt: Stmt) -> Result<Option<T>> {
-    Ok(all(db, stmt).await?.into_iter().next())
+/// The rows of one statement.
+pub async fn select<T: Row>(db: &D1Database, stmt: Stmt) -> Result<Vec<T>> {
+    row::decode(&prepare(db, &stmt)?.all().await?)
+}
+
+pub async fn select_first<T: Row>(db: &D1Database, stmt: Stmt) -> Result<Option<T>> {
+    Ok(select(db, stmt).await?.into_iter().next())
 }
 
 pub async fn run(db: &D1Database, stmt: Stmt) -> Result<()> {
@@ -145,26 +152,37 @@ pub async fn batch(db: &D1Database, stmts: Vec<Stmt>) -> Result<Vec<D1Result>> {
     db.batch(prepared).await
 }
 
-/// Rows of one statement of a batch.
+fn result(results: &[D1Result], index: usize) -> Result<&D1Result> {
+    results
+        .get(index)
+        .ok_or_else(|| worker::Error::RustError(format!("D1 batch returned no result {index}")))
+}
+
+/// Rows of one statement of a batch, decoded through serde; see [`all`].
 pub fn rows<T: DeserializeOwned>(results: &[D1Result], index: usize) -> Result<Vec<T>> {
-    match results.get(index) {
-        Some(r) => r.results(),
-        None => Err(worker::Error::RustError(format!(
-            "D1 batch returned no result {index}"
-        ))),
-    }
+    result(results, index)?.results()
+}
+
+/// Rows of one statement of a batch.
+pub fn rows_of<T: Row>(results: &[D1Result], index: usize) -> Result<Vec<T>> {
+    row::decode(result(results, index)?)
+}
+
+/// How many rows one statement of a batch returned.
+pub fn row_count(results: &[D1Result], index: usize) -> Result<usize> {
+    row::count(result(results, index)?)
 }
 
 /// `SELECT COUNT(*) AS n` rows.
-#[derive(Deserialize)]
 pub struct Count {
     pub n: i64,
 }
+impl_row!(Count { n });
 
 /// The `SELECT` list of a row type, read from its field names (each with `prefix`, e.g.
 /// `c.`), so a select list cannot drift from the struct it is decoded into.
-pub fn columns_of<'de, T: Deserialize<'de>>(prefix: &str) -> String {
-    fields_of::<T>()
+pub fn columns_of<T: Row>(prefix: &str) -> String {
+    T::FIELDS
         .iter()
         .map(|f| format!("{prefix}{f}"))
         .collect::<Vec<_>>()
@@ -173,62 +191,33 @@ pub fn columns_of<'de, T: Deserialize<'de>>(prefix: &str) -> String {
 
 /// A row type's columns as one JSON object (`json_object('id', c.id, ...)`): the snapshot
 /// an event keeps, decodable into the same row type later.
-pub fn json_object_of<'de, T: Deserialize<'de>>(prefix: &str) -> String {
-    let pairs: Vec<String> = fields_of::<T>()
+pub fn json_object_of<T: Row>(prefix: &str) -> String {
+    let pairs: Vec<String> = T::FIELDS
         .iter()
         .map(|f| format!("'{f}', {prefix}{f}"))
         .collect();
     format!("json_object({})", pairs.join(", "))
 }
 
-fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
-    let mut fields: &'static [&'static str] = &[];
-    let _ = T::deserialize(FieldNames(&mut fields));
-    fields
-}
-
-/// A deserializer that only records the field names a struct asks for.
-struct FieldNames<'a>(&'a mut &'static [&'static str]);
-
-impl<'de> de::Deserializer<'de> for FieldNames<'_> {
-    type Error = de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Self::Error> {
-        Err(de::Error::custom("only structs have field names"))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        fields: &'static [&'static str],
-        _visitor: V,
-    ) -> std::result::Result<V::Value, Self::Error> {
-        *self.0 = fields;
-        Err(de::Error::custom("field names recorded"))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
-        ignored_any
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[derive(Deserialize)]
     #[allow(dead_code)]
-    struct Row {
+    struct Named {
         id: i64,
         first_name: String,
     }
+    impl_row!(Named { id, first_name });
 
     #[test]
     fn select_lists_come_from_the_row_type() {
-        assert_eq!(columns_of::<Row>(""), "id, first_name");
-        assert_eq!(columns_of::<Row>("c."), "c.id, c.first_name");
+        assert_eq!(columns_of::<Named>(""), "id, first_name");
+        assert_eq!(columns_of::<Named>("c."), "c.id, c.first_name");
+        assert_eq!(
+            json_object_of::<Named>("c."),
+            "json_object('id', c.id, 'first_name', c.first_name)"
+        );
     }
 
     #[test]

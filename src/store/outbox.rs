@@ -5,12 +5,12 @@
 //! and send delays a delivery instead of losing it.
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Context, D1Database, D1Result, Env, Result};
 
-use super::{all, rows, Stmt};
+use super::row::impl_row;
+use super::{rows_of, select, Stmt};
 use crate::domain::event::EventType;
 
 /// The queue that carries due attempts, and its dead-letter queue.
@@ -25,16 +25,16 @@ pub const SWEEP_GRACE_MS: i64 = 10_000;
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Outbox(pub Vec<i64>);
 
-#[derive(Deserialize)]
 struct Id {
     id: i64,
 }
+impl_row!(Id { id });
 
 impl Outbox {
     /// The attempts written by the statement at `index` of a batch ([`fanout_sql`]).
     pub fn written(results: &[D1Result], index: usize) -> Result<Outbox> {
         Ok(Outbox(
-            rows::<Id>(results, index)?
+            rows_of::<Id>(results, index)?
                 .into_iter()
                 .map(|r| r.id)
                 .collect(),
@@ -77,7 +77,7 @@ pub fn overdue_sql(now: i64, claim_ms: i64, limit: i64) -> Stmt {
 }
 
 pub async fn overdue(db: &D1Database, now: i64, claim_ms: i64, limit: i64) -> Result<Outbox> {
-    let found: Vec<Id> = all(db, overdue_sql(now, claim_ms, limit)).await?;
+    let found: Vec<Id> = select(db, overdue_sql(now, claim_ms, limit)).await?;
     Ok(Outbox(found.into_iter().map(|r| r.id).collect()))
 }
 

@@ -20,6 +20,7 @@ use super::events::{self, Source};
 use super::idempotency;
 use super::leads::{self, LeadFilter};
 use super::outbox;
+use super::row::{from_json, impl_row, Row};
 use super::tokens::{self, AuthRow, TokenRow};
 use super::webhooks::{self, Attempt, Target, WebhookRow};
 use super::{Count, SqlValue, Stmt};
@@ -123,7 +124,15 @@ impl Db {
     }
 }
 
-fn decode<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> Vec<T> {
+/// Rows decoded as the worker decodes them ([`super::row`]).
+fn decode<T: Row>(name: &str, rows: Vec<Value>) -> Vec<T> {
+    rows.into_iter()
+        .map(|r| from_json(&r).unwrap_or_else(|e| panic!("{name}: row {r} does not decode: {e}")))
+        .collect()
+}
+
+/// Rows of a type still decoded through serde (erasure's).
+fn decode_serde<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> Vec<T> {
     rows.into_iter()
         .map(|r| {
             serde_json::from_value(r.clone())
@@ -132,7 +141,7 @@ fn decode<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> Vec<T> {
         .collect()
 }
 
-fn one<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> T {
+fn one<T: Row>(name: &str, rows: Vec<Value>) -> T {
     let mut all = decode(name, rows);
     assert_eq!(all.len(), 1, "{name}: expected one row");
     all.remove(0)
@@ -593,10 +602,10 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
         .is_empty());
 }
 
-#[derive(serde::Deserialize)]
 struct Id {
     id: i64,
 }
+impl_row!(Id { id });
 
 fn ids(name: &str, rows: Vec<Value>) -> Vec<i64> {
     decode::<Id>(name, rows).into_iter().map(|r| r.id).collect()
@@ -1011,7 +1020,7 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
         &accounts::update_sql(acc, &patch).expect("changes"),
     );
     let rows = db.exec("erasure::expired_sql", &erasure::expired_sql(now, 10));
-    let due: Vec<erasure::Retention> = decode("erasure::expired_sql", rows);
+    let due: Vec<erasure::Retention> = decode_serde("erasure::expired_sql", rows);
     assert_eq!(due.len(), 1);
     let cutoff = due[0].cutoff(now);
     let results = db.batch(

@@ -3,12 +3,13 @@
 use serde::{Deserialize, Serialize};
 use worker::{D1Database, Result};
 
-use super::{all, first, run, Stmt};
+use super::row::impl_row;
+use super::{run, select, select_first, Stmt};
 use crate::domain::plan::{Overrides, Plan};
 use crate::domain::principal::Principal;
 use crate::domain::token::{Scopes, Token};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct TokenRow {
     pub id: i64,
     pub name: String,
@@ -16,6 +17,13 @@ pub struct TokenRow {
     pub created_at: i64,
     pub last_used_at: Option<i64>,
 }
+impl_row!(TokenRow {
+    id,
+    name,
+    scopes,
+    created_at,
+    last_used_at
+});
 
 impl TokenRow {
     pub fn decode(self) -> Token {
@@ -44,6 +52,18 @@ pub struct AuthRow {
     pub white_label: Option<i64>,
     pub lead_form: Option<i64>,
 }
+impl_row!(AuthRow {
+    token_id,
+    account_id,
+    scopes,
+    last_used_at,
+    plan,
+    card_limit,
+    api_access,
+    advanced_analytics,
+    white_label,
+    lead_form
+});
 
 impl AuthRow {
     pub fn principal(&self) -> Principal {
@@ -90,7 +110,8 @@ pub async fn create(
     scopes: &Scopes,
     now: i64,
 ) -> Result<Option<Token>> {
-    let row: Option<TokenRow> = first(db, create_sql(account_id, name, hash, scopes, now)).await?;
+    let row: Option<TokenRow> =
+        select_first(db, create_sql(account_id, name, hash, scopes, now)).await?;
     Ok(row.map(TokenRow::decode))
 }
 
@@ -105,14 +126,14 @@ pub fn list_sql(account_id: i64) -> Stmt {
 }
 
 pub async fn list(db: &D1Database, account_id: i64) -> Result<Vec<Token>> {
-    let rows: Vec<TokenRow> = all(db, list_sql(account_id)).await?;
+    let rows: Vec<TokenRow> = select(db, list_sql(account_id)).await?;
     Ok(rows.into_iter().map(TokenRow::decode).collect())
 }
 
-#[derive(Deserialize)]
 struct Hash {
     token_hash: String,
 }
+impl_row!(Hash { token_hash });
 
 /// Revoking twice is harmless.
 pub fn revoke_sql(id: i64, now: i64) -> Stmt {
@@ -125,7 +146,7 @@ pub fn revoke_sql(id: i64, now: i64) -> Stmt {
 
 /// Marks a token revoked; its hash, or `None` when no such token exists.
 pub async fn revoke(db: &D1Database, id: i64, now: i64) -> Result<Option<String>> {
-    let row: Option<Hash> = first(db, revoke_sql(id, now)).await?;
+    let row: Option<Hash> = select_first(db, revoke_sql(id, now)).await?;
     Ok(row.map(|r| r.token_hash))
 }
 
@@ -138,7 +159,7 @@ pub fn hashes_sql(account_id: i64) -> Stmt {
 
 /// Hashes of an account's live tokens, whose cached auth records an account change voids.
 pub async fn hashes(db: &D1Database, account_id: i64) -> Result<Vec<String>> {
-    let rows: Vec<Hash> = all(db, hashes_sql(account_id)).await?;
+    let rows: Vec<Hash> = select(db, hashes_sql(account_id)).await?;
     Ok(rows.into_iter().map(|r| r.token_hash).collect())
 }
 
@@ -153,7 +174,7 @@ pub fn lookup_sql(hash: &str) -> Stmt {
 }
 
 pub async fn lookup(db: &D1Database, hash: &str) -> Result<Option<AuthRow>> {
-    first(db, lookup_sql(hash)).await
+    select_first(db, lookup_sql(hash)).await
 }
 
 /// Records use; the guard keeps concurrent requests from writing more than once.

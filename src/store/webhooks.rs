@@ -2,20 +2,22 @@
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
 use worker::{D1Database, Result};
 
 use super::accounts::AccountRow;
 use super::events::EventRow;
 use super::outbox::Outbox;
-use super::{all, batch, columns_of, first, rows, Columns, Count, SqlValue, Stmt};
+use super::row::impl_row;
+use super::{
+    batch, columns_of, row_count, rows_of, select, select_first, Columns, Count, SqlValue, Stmt,
+};
 use crate::domain::pagination::Page;
 use crate::domain::webhook::{
     Delivery, EventFilter, Outcome, Webhook, WebhookInput, WebhookStatus, MAX_PER_ACCOUNT,
     ROTATION_OVERLAP_MS,
 };
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct WebhookRow {
     pub id: i64,
     pub url: String,
@@ -25,6 +27,27 @@ pub struct WebhookRow {
     pub created_at: i64,
     pub updated_at: i64,
 }
+impl_row!(WebhookRow {
+    id,
+    url,
+    events,
+    description,
+    status,
+    created_at,
+    updated_at
+});
+// Attempts decode into the domain's type directly: its fields are the columns.
+impl_row!(Delivery {
+    id,
+    event_id,
+    event_type,
+    attempt,
+    status,
+    response_status,
+    error,
+    created_at,
+    completed_at,
+});
 
 impl WebhookRow {
     pub fn decode(self) -> Webhook {
@@ -96,7 +119,7 @@ pub async fn create(
     now: i64,
 ) -> Result<Option<Webhook>> {
     let stmt = create_sql(account_id, input, sealed_secret, origin, now);
-    Ok(first_decoded(all(db, stmt).await?))
+    Ok(first_decoded(select(db, stmt).await?))
 }
 
 /// Oldest first, with the count.
@@ -122,8 +145,8 @@ pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
 
 pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<Webhook>, i64)> {
     let results = batch(db, list_sql(account_id, page)).await?;
-    let total = rows::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
-    let hooks = rows::<WebhookRow>(&results, 1)?;
+    let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    let hooks = rows_of::<WebhookRow>(&results, 1)?;
     Ok((hooks.into_iter().map(WebhookRow::decode).collect(), total))
 }
 
@@ -138,7 +161,7 @@ pub fn get_sql(account_id: i64, id: i64) -> Stmt {
 }
 
 pub async fn get(db: &D1Database, account_id: i64, id: i64) -> Result<Option<Webhook>> {
-    let row: Option<WebhookRow> = first(db, get_sql(account_id, id)).await?;
+    let row: Option<WebhookRow> = select_first(db, get_sql(account_id, id)).await?;
     Ok(row.map(WebhookRow::decode))
 }
 
@@ -176,7 +199,7 @@ pub async fn update(
     now: i64,
 ) -> Result<Option<Webhook>> {
     Ok(first_decoded(
-        all(db, update_sql(account_id, id, input, now)).await?,
+        select(db, update_sql(account_id, id, input, now)).await?,
     ))
 }
 
@@ -196,7 +219,7 @@ pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
 
 pub async fn delete(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
     let results = batch(db, delete_sql(account_id, id)).await?;
-    Ok(!rows::<serde_json::Value>(&results, 1)?.is_empty())
+    Ok(row_count(&results, 1)? > 0)
 }
 
 /// A new secret; the current one keeps signing for [`ROTATION_OVERLAP_MS`].
@@ -226,7 +249,7 @@ pub async fn rotate(
     now: i64,
 ) -> Result<Option<Webhook>> {
     Ok(first_decoded(
-        all(db, rotate_sql(account_id, id, sealed_secret, now)).await?,
+        select(db, rotate_sql(account_id, id, sealed_secret, now)).await?,
     ))
 }
 
@@ -263,11 +286,12 @@ pub async fn deliveries(
     page: Page,
 ) -> Result<Option<(Vec<Delivery>, i64)>> {
     let results = batch(db, deliveries_sql(account_id, webhook_id, page)).await?;
-    let count = |i| -> Result<i64> { Ok(rows::<Count>(&results, i)?.first().map_or(0, |c| c.n)) };
+    let count =
+        |i| -> Result<i64> { Ok(rows_of::<Count>(&results, i)?.first().map_or(0, |c| c.n)) };
     if count(0)? == 0 {
         return Ok(None);
     }
-    Ok(Some((rows(&results, 2)?, count(1)?)))
+    Ok(Some((rows_of(&results, 2)?, count(1)?)))
 }
 
 /// What a redelivery request came to.
@@ -313,10 +337,10 @@ pub fn redeliver_sql(account_id: i64, webhook_id: i64, event_id: &str, now: i64)
     ]
 }
 
-#[derive(Deserialize)]
 struct StatusRow {
     status: String,
 }
+impl_row!(StatusRow { status });
 
 pub async fn redeliver(
     db: &D1Database,
@@ -326,13 +350,13 @@ pub async fn redeliver(
     now: i64,
 ) -> Result<Redelivery> {
     let results = batch(db, redeliver_sql(account_id, webhook_id, event_id, now)).await?;
-    let Some(hook) = rows::<StatusRow>(&results, 0)?.into_iter().next() else {
+    let Some(hook) = rows_of::<StatusRow>(&results, 0)?.into_iter().next() else {
         return Ok(Redelivery::NoWebhook);
     };
-    if rows::<Count>(&results, 1)?.first().map_or(0, |c| c.n) == 0 {
+    if rows_of::<Count>(&results, 1)?.first().map_or(0, |c| c.n) == 0 {
         return Ok(Redelivery::NoEvent);
     }
-    Ok(match rows::<Delivery>(&results, 2)?.into_iter().next() {
+    Ok(match rows_of::<Delivery>(&results, 2)?.into_iter().next() {
         Some(d) => Redelivery::Scheduled(d),
         None if hook.status != WebhookStatus::Enabled.as_str() => Redelivery::Disabled,
         None => Redelivery::NoWebhook,
@@ -340,7 +364,7 @@ pub async fn redeliver(
 }
 
 /// The attempt a consumer took.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Attempt {
     pub id: i64,
     pub account_id: i64,
@@ -349,9 +373,17 @@ pub struct Attempt {
     pub event_type: String,
     pub attempt: i64,
 }
+impl_row!(Attempt {
+    id,
+    account_id,
+    webhook_id,
+    event_id,
+    event_type,
+    attempt
+});
 
 /// Where and how to deliver it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Target {
     pub url: String,
     pub secret: String,
@@ -361,6 +393,15 @@ pub struct Target {
     pub origin: String,
     pub failing_since: Option<i64>,
 }
+impl_row!(Target {
+    url,
+    secret,
+    previous_secret,
+    previous_until,
+    status,
+    origin,
+    failing_since
+});
 
 /// Everything one attempt needs, read in the transaction that claims it.
 pub struct Claimed {
@@ -408,14 +449,14 @@ pub async fn claim(
     claim_ms: i64,
 ) -> Result<Option<Claimed>> {
     let results = batch(db, claim_sql(delivery_id, now, claim_ms)).await?;
-    let Some(attempt) = rows::<Attempt>(&results, 0)?.into_iter().next() else {
+    let Some(attempt) = rows_of::<Attempt>(&results, 0)?.into_iter().next() else {
         return Ok(None);
     };
     Ok(Some(Claimed {
         attempt,
-        target: rows::<Target>(&results, 1)?.into_iter().next(),
-        event: rows::<EventRow>(&results, 2)?.into_iter().next(),
-        account: rows::<AccountRow>(&results, 3)?.into_iter().next(),
+        target: rows_of::<Target>(&results, 1)?.into_iter().next(),
+        event: rows_of::<EventRow>(&results, 2)?.into_iter().next(),
+        account: rows_of::<AccountRow>(&results, 3)?.into_iter().next(),
     }))
 }
 

@@ -1,0 +1,212 @@
+//! Row decoding: every row type reads its columns as [`Cell`]s, by name, through one
+//! non-generic reader, rather than through a serde visitor per row type (each was 1-4 KB
+//! of wasm). The field list of [`impl_row!`] is also the `SELECT` list (`columns_of`).
+
+use js_sys::Reflect;
+use serde::{Deserialize, Deserializer};
+use wasm_bindgen::JsValue;
+use worker::{D1Result, Result};
+
+/// One column's value: what D1 answers with (JSON snapshots have the same shape).
+#[derive(Debug)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Text(String),
+    /// A float, boolean, array or object: no column of ours; fits no field.
+    Other,
+}
+
+pub trait FromCell: Sized {
+    fn from_cell(cell: Cell) -> Option<Self>;
+}
+
+impl FromCell for i64 {
+    fn from_cell(cell: Cell) -> Option<Self> {
+        match cell {
+            Cell::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+impl FromCell for String {
+    fn from_cell(cell: Cell) -> Option<Self> {
+        match cell {
+            Cell::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// NULL (or a missing column) is `None`; a value of the wrong type is an error.
+impl<T: FromCell> FromCell for Option<T> {
+    fn from_cell(cell: Cell) -> Option<Self> {
+        match cell {
+            Cell::Null => Some(None),
+            cell => T::from_cell(cell).map(Some),
+        }
+    }
+}
+
+/// A row type: its columns, and how it is built from their values in that order.
+pub trait Row: Sized {
+    const FIELDS: &'static [&'static str];
+
+    /// The error names the first column that is missing or of the wrong type.
+    fn from_cells(cells: Vec<Cell>) -> std::result::Result<Self, &'static str>;
+}
+
+/// The next field's value; a default, with the column noted in `bad`, if it does not fit.
+pub fn take<T: FromCell + Default>(
+    cells: &mut impl Iterator<Item = (Cell, &'static &'static str)>,
+    bad: &mut Option<&'static str>,
+) -> T {
+    match cells.next() {
+        Some((cell, name)) => T::from_cell(cell).unwrap_or_else(|| {
+            bad.get_or_insert(name);
+            T::default()
+        }),
+        None => {
+            bad.get_or_insert("?");
+            T::default()
+        }
+    }
+}
+
+/// Implements [`Row`] for a struct from its field list (`field` or `field as "column"`).
+/// The list builds the struct literal, so a field left out does not compile.
+macro_rules! impl_row {
+    ($name:ty { $($field:ident $(as $column:literal)?),* $(,)? }) => {
+        impl $crate::store::row::Row for $name {
+            const FIELDS: &'static [&'static str] =
+                &[$($crate::store::row::impl_row!(@column $field $($column)?)),*];
+
+            fn from_cells(
+                cells: Vec<$crate::store::row::Cell>,
+            ) -> std::result::Result<Self, &'static str> {
+                let mut cells = cells.into_iter().zip(Self::FIELDS);
+                let mut bad = None;
+                // No early return: one per field would drop the fields before it, each.
+                let row = Self {
+                    $($field: $crate::store::row::take(&mut cells, &mut bad),)*
+                };
+                bad.map_or(Ok(row), Err)
+            }
+        }
+    };
+    (@column $field:ident) => { stringify!($field) };
+    (@column $field:ident $column:literal) => { $column };
+}
+pub(crate) use impl_row;
+
+fn bad_column(column: &str) -> worker::Error {
+    worker::Error::RustError(format!("column `{column}` is missing or of the wrong type"))
+}
+
+/// A JavaScript value as a cell: integers only when exact (as serde_wasm_bindgen reads
+/// them), `undefined` (a missing column) as NULL.
+fn js_cell(value: JsValue) -> Cell {
+    if value.is_null() || value.is_undefined() {
+        return Cell::Null;
+    }
+    if let Some(s) = value.as_string() {
+        return Cell::Text(s);
+    }
+    match value.as_f64() {
+        Some(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0 => Cell::Int(f as i64),
+        _ => Cell::Other,
+    }
+}
+
+/// The named properties of a JavaScript object (a D1 row or a parsed snapshot).
+fn js_cells(row: &JsValue, fields: &[&str]) -> Result<Vec<Cell>> {
+    fields
+        .iter()
+        .map(|f| Ok(js_cell(Reflect::get(row, &JsValue::from_str(f))?)))
+        .collect()
+}
+
+/// A row read from a JavaScript object.
+pub fn from_js<T: Row>(row: &JsValue) -> Result<T> {
+    T::from_cells(js_cells(row, T::FIELDS)?).map_err(bad_column)
+}
+
+/// A row read from a JSON object (natively: tests and the snapshot decoder off wasm).
+pub fn from_json<T: Row>(row: &serde_json::Value) -> Result<T> {
+    use serde_json::Value;
+    let cells = T::FIELDS
+        .iter()
+        .map(|f| match row.get(f) {
+            None | Some(Value::Null) => Cell::Null,
+            Some(Value::String(s)) => Cell::Text(s.clone()),
+            Some(Value::Number(n)) => n.as_i64().map_or(Cell::Other, Cell::Int),
+            Some(_) => Cell::Other,
+        })
+        .collect();
+    T::from_cells(cells).map_err(bad_column)
+}
+
+/// A D1 row as the JavaScript object it is.
+struct Js(JsValue);
+
+impl<'de> Deserialize<'de> for Js {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        serde_wasm_bindgen::preserve::deserialize(d).map(Js)
+    }
+}
+
+/// The row objects of a result, untouched; non-generic, so once in the binary.
+fn js_rows(result: &D1Result) -> Result<Vec<JsValue>> {
+    Ok(result.results::<Js>()?.into_iter().map(|r| r.0).collect())
+}
+
+/// The rows of a result, decoded.
+pub fn decode<T: Row>(result: &D1Result) -> Result<Vec<T>> {
+    js_rows(result)?.iter().map(from_js).collect()
+}
+
+/// How many rows a result has.
+pub fn count(result: &D1Result) -> Result<usize> {
+    Ok(js_rows(result)?.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, PartialEq)]
+    struct R {
+        id: i64,
+        kind: String,
+        note: Option<String>,
+    }
+    impl_row!(R { id, kind as "type", note });
+
+    #[test]
+    fn decodes_by_column_name() {
+        assert_eq!(R::FIELDS, &["id", "type", "note"]);
+        let r: R = from_json(&json!({"note": null, "type": "a", "id": 2, "x": [1]})).unwrap();
+        assert_eq!(
+            r,
+            R {
+                id: 2,
+                kind: "a".into(),
+                note: None
+            }
+        );
+        let r: R = from_json(&json!({"id": 2, "type": "a"})).unwrap();
+        assert_eq!(r.note, None);
+    }
+
+    #[test]
+    fn a_missing_or_mistyped_column_is_an_error() {
+        let e = from_json::<R>(&json!({"id": 2})).unwrap_err();
+        assert!(e.to_string().contains("`type`"), "{e}");
+        assert!(from_json::<R>(&json!({"id": 2.5, "type": "a"})).is_err());
+        assert!(from_json::<R>(&json!({"id": "2", "type": "a"})).is_err());
+        assert!(from_json::<R>(&json!({"id": 2, "type": "a", "note": 1})).is_err());
+        assert!(from_json::<R>(&json!({"id": 2, "type": true})).is_err());
+    }
+}
