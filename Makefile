@@ -78,7 +78,7 @@ dev: tools build .dev.vars migrate-local
 	echo "==> serving on http://127.0.0.1:$(PORT)"; \
 	echo "    Mint a first API token through the operator API:"; \
 	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts -H 'Authorization: Bearer $$admin' -d '{\"name\":\"Acme\",\"plan\":\"enterprise\"}'"; \
-	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts/1/tokens -H 'Authorization: Bearer $$admin' -d '{\"name\":\"crm\",\"scopes\":[\"cards:write\",\"leads:read\",\"analytics:read\",\"webhooks:write\"]}'"; \
+	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts/1/tokens -H 'Authorization: Bearer $$admin' -d '{\"name\":\"crm\",\"scopes\":[\"cards:write\",\"leads:read\",\"analytics:read\",\"webhooks:write\",\"leads:write\"]}'"; \
 	echo "      curl -s http://127.0.0.1:$(PORT)/api/v1/cards -H 'Authorization: Bearer <token>'"; \
 	echo ""
 	@echo "    Webhooks: private and http:// URLs allowed, retries after 2, 10 and 60 s. The cron"; \

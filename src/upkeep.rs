@@ -41,15 +41,22 @@ const RETENTION_BATCH: i64 = 200;
 const RETENTION_BATCHES_PER_RUN: usize = 10;
 
 /// Erases leads older than their account's `lead_retention_days` (extensions.md 8), each
-/// with its `lead.deleted` event; the number erased. `now` is the trigger's scheduled
-/// time, which tests set through `/__scheduled?time=`.
+/// with its `lead.deleted` event; the number erased. A retention day is `RETENTION_DAY_MS`
+/// long, a test-only var (unset: a day), so a test can see a lead expire in seconds.
 pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
     let db = env.d1("DB")?;
+    let day_ms = env
+        .var("RETENTION_DAY_MS")
+        .ok()
+        .and_then(|v| v.to_string().trim().parse::<i64>().ok())
+        .filter(|ms| *ms > 0)
+        .unwrap_or(DAY_MS);
     let mut erased = 0;
     let mut batches = 0;
-    for account in erasure::expired(&db, now, RETENTION_BATCHES_PER_RUN as i64).await? {
+    let due = erasure::expired(&db, now, day_ms, RETENTION_BATCHES_PER_RUN as i64).await?;
+    for account in due {
         let set = LeadSet::Expired {
-            cutoff: account.cutoff(now),
+            cutoff: account.cutoff(now, day_ms),
             limit: RETENTION_BATCH,
         };
         while batches < RETENTION_BATCHES_PER_RUN {

@@ -4,6 +4,7 @@ use worker::{D1Database, Result};
 
 use super::accounts::AccountRow;
 use super::card_row::{card_columns, CardRow};
+use super::erasure::redact_card_leads_sql;
 use super::events::{self, Source};
 use super::leads::lead_columns;
 use super::outbox::{fanout_sql, Outbox};
@@ -322,7 +323,9 @@ pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Resu
     );
     let [leads, card] = delete_sql(account_id, id);
     let fanout = fanout_sql(account_id, &event, EventType::CardDeleted, now);
-    let results = batch(db, vec![leads, append, bump, fanout, card]).await?;
-    let deleted = row_count(&results, 4)? > 0;
-    Ok((deleted, Outbox::written(&results, 3)?))
+    // The leads go with the card: their copies in the feed lose their personal data too.
+    let redact = redact_card_leads_sql(account_id, id);
+    let results = batch(db, vec![redact, leads, append, bump, fanout, card]).await?;
+    let deleted = row_count(&results, 5)? > 0;
+    Ok((deleted, Outbox::written(&results, 4)?))
 }

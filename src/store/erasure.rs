@@ -5,12 +5,11 @@
 //! `events.lead_id`), and deletes the rows. Webhook attempts keep no bodies: a delivery or
 //! redelivery renders the event as it is now, redacted.
 
-use serde::Deserialize;
 use worker::{D1Database, Result};
 
 use super::outbox::Outbox;
-use super::{all, batch, rows, SqlValue, Stmt};
-use crate::domain::time::DAY_MS;
+use super::row::impl_row;
+use super::{batch, row_count, select, SqlValue, Stmt};
 
 /// Which of an account's leads to erase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,34 +113,54 @@ pub async fn erase(
     now: i64,
 ) -> Result<(usize, Outbox)> {
     let results = batch(db, erase_sql(account_id, set, now)).await?;
-    let erased = rows::<serde_json::Value>(&results, 4)?.len();
+    let erased = row_count(&results, 4)?;
     Ok((erased, Outbox::written(&results, 2)?))
 }
 
 /// An account whose retention period has leads past it.
-#[derive(Debug, Deserialize)]
+/// Blanks the personal fields of the `lead.created` events of a card's leads: run in the
+/// batch that deletes the card with its leads, before them.
+pub fn redact_card_leads_sql(account_id: i64, card_id: i64) -> Stmt {
+    Stmt::new(
+        format!(
+            "UPDATE events SET object = {REDACTED} \
+             WHERE lead_id IN (SELECT id FROM leads WHERE card_id = ?2 AND account_id = ?1) \
+               AND account_id = ?1 AND type = 'lead.created'"
+        ),
+        vec![account_id.into(), card_id.into()],
+    )
+}
+
+/// An account whose retention period has leads past it.
+#[derive(Debug, Default)]
 pub struct Retention {
     pub id: i64,
     pub lead_retention_days: i64,
 }
 
+impl_row!(Retention {
+    id,
+    lead_retention_days
+});
+
 impl Retention {
-    pub fn cutoff(&self, now: i64) -> i64 {
-        now - self.lead_retention_days * DAY_MS
+    /// Leads created before this are past retention; `day_ms` is a day's length.
+    pub fn cutoff(&self, now: i64, day_ms: i64) -> i64 {
+        now - self.lead_retention_days * day_ms
     }
 }
 
 /// Accounts with leads older than their retention period.
-pub fn expired_sql(now: i64, limit: i64) -> Stmt {
+pub fn expired_sql(now: i64, day_ms: i64, limit: i64) -> Stmt {
     Stmt::new(
         "SELECT a.id, a.lead_retention_days FROM accounts a \
          WHERE a.lead_retention_days IS NOT NULL AND EXISTS (SELECT 1 FROM leads l \
-             WHERE l.account_id = a.id AND l.created_at < ?1 - a.lead_retention_days * 86400000) \
-         ORDER BY a.id LIMIT ?2",
-        vec![now.into(), limit.into()],
+             WHERE l.account_id = a.id AND l.created_at < ?1 - a.lead_retention_days * ?2) \
+         ORDER BY a.id LIMIT ?3",
+        vec![now.into(), day_ms.into(), limit.into()],
     )
 }
 
-pub async fn expired(db: &D1Database, now: i64, limit: i64) -> Result<Vec<Retention>> {
-    all(db, expired_sql(now, limit)).await
+pub async fn expired(db: &D1Database, now: i64, day_ms: i64, limit: i64) -> Result<Vec<Retention>> {
+    select(db, expired_sql(now, day_ms, limit)).await
 }

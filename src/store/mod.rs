@@ -24,7 +24,6 @@ pub mod webhooks;
 #[cfg(test)]
 mod sql_check;
 
-use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, D1PreparedStatement, D1Result, Result};
 
@@ -124,11 +123,6 @@ fn prepare(db: &D1Database, stmt: &Stmt) -> Result<D1PreparedStatement> {
     db.prepare(&stmt.sql).bind(&values)
 }
 
-/// Rows decoded through serde; only for row types not yet on [`row::Row`] (erasure's).
-pub async fn all<T: DeserializeOwned>(db: &D1Database, stmt: Stmt) -> Result<Vec<T>> {
-    prepare(db, &stmt)?.all().await?.results()
-}
-
 /// The rows of one statement.
 pub async fn select<T: Row>(db: &D1Database, stmt: Stmt) -> Result<Vec<T>> {
     row::decode(&prepare(db, &stmt)?.all().await?)
@@ -156,11 +150,6 @@ fn result(results: &[D1Result], index: usize) -> Result<&D1Result> {
     results
         .get(index)
         .ok_or_else(|| worker::Error::RustError(format!("D1 batch returned no result {index}")))
-}
-
-/// Rows of one statement of a batch, decoded through serde; see [`all`].
-pub fn rows<T: DeserializeOwned>(results: &[D1Result], index: usize) -> Result<Vec<T>> {
-    result(results, index)?.results()
 }
 
 /// Rows of one statement of a batch.

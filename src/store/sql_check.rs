@@ -9,7 +9,6 @@ use std::path::Path;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::Connection;
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::accounts::{self, AccountRow};
@@ -128,16 +127,6 @@ impl Db {
 fn decode<T: Row>(name: &str, rows: Vec<Value>) -> Vec<T> {
     rows.into_iter()
         .map(|r| from_json(&r).unwrap_or_else(|e| panic!("{name}: row {r} does not decode: {e}")))
-        .collect()
-}
-
-/// Rows of a type still decoded through serde (erasure's).
-fn decode_serde<T: DeserializeOwned>(name: &str, rows: Vec<Value>) -> Vec<T> {
-    rows.into_iter()
-        .map(|r| {
-            serde_json::from_value(r.clone())
-                .unwrap_or_else(|e| panic!("{name}: row {r} does not decode: {e}"))
-        })
         .collect()
 }
 
@@ -1011,7 +1000,10 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
     assert_eq!(snapshot(db, twin_b)["lead"]["message"], Value::Null);
 
     // Retention: the account keeps leads 7 days; the old one goes, the new one stays.
-    let rows = db.exec("erasure::expired_sql", &erasure::expired_sql(now, 10));
+    let rows = db.exec(
+        "erasure::expired_sql",
+        &erasure::expired_sql(now, 86_400_000, 10),
+    );
     assert!(rows.is_empty(), "no retention set");
     let patch =
         AccountPatch::parse(&obj(json!({"lead_retention_days": 7})), Mode::Update).expect("valid");
@@ -1019,17 +1011,23 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
         "accounts::update_sql",
         &accounts::update_sql(acc, &patch).expect("changes"),
     );
-    let rows = db.exec("erasure::expired_sql", &erasure::expired_sql(now, 10));
-    let due: Vec<erasure::Retention> = decode_serde("erasure::expired_sql", rows);
+    let rows = db.exec(
+        "erasure::expired_sql",
+        &erasure::expired_sql(now, 86_400_000, 10),
+    );
+    let due: Vec<erasure::Retention> = decode("erasure::expired_sql", rows);
     assert_eq!(due.len(), 1);
-    let cutoff = due[0].cutoff(now);
+    let cutoff = due[0].cutoff(now, 86_400_000);
     let results = db.batch(
         "erasure::erase_sql",
         &erasure::erase_sql(acc, LeadSet::Expired { cutoff, limit: 100 }, now),
     );
     assert_eq!(results_ids(&results[4]), vec![old]);
     assert!(db
-        .exec("erasure::expired_sql", &erasure::expired_sql(now, 10))
+        .exec(
+            "erasure::expired_sql",
+            &erasure::expired_sql(now, 86_400_000, 10)
+        )
         .is_empty());
     let rows = db.exec("leads::get_sql", &leads::get_sql(acc, kept)[0]);
     assert_eq!(
@@ -1037,6 +1035,20 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
         1,
         "the new lead stays"
     );
+
+    // Deleting the card deletes its leads: their snapshots are redacted in that batch.
+    let [del_leads, del_card] = cards::delete_sql(acc, card.id);
+    db.batch(
+        "erasure::redact_card_leads_sql",
+        &[
+            erasure::redact_card_leads_sql(acc, card.id),
+            del_leads,
+            del_card,
+        ],
+    );
+    let redacted = snapshot(db, kept);
+    assert_eq!(redacted["lead"]["email"], Value::Null);
+    assert_eq!(redacted["lead"]["id"], kept);
 }
 
 fn results_ids(rows: &[Value]) -> Vec<i64> {

@@ -19,7 +19,7 @@ const HOOK_SCOPES: [&str; 3] = ["cards:write", "leads:read", "webhooks:write"];
 
 /// The local configuration's rules: private hosts allowed, a short retry schedule (three
 /// retries, one second apart).
-fn hooks_server() -> &'static Server {
+pub fn hooks_server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     SERVER.get_or_init(|| Server::start("webhooks", &local_vars()))
 }
@@ -42,28 +42,28 @@ pub struct Hit {
 }
 
 impl Hit {
-    fn header(&self, name: &str) -> &str {
+    pub fn header(&self, name: &str) -> &str {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map_or("", |(_, v)| v.as_str())
     }
 
-    fn event(&self) -> Value {
+    pub fn event(&self) -> Value {
         serde_json::from_str(&self.body).expect("webhook body is JSON")
     }
 }
 
 /// A webhook receiver on a free port: records every request and answers with the next
 /// scripted status (then `fallback`).
-struct Receiver {
+pub struct Receiver {
     port: u16,
     hits: Arc<Mutex<Vec<Hit>>>,
     script: Arc<Mutex<VecDeque<u16>>>,
 }
 
 impl Receiver {
-    fn start(fallback: u16) -> Receiver {
+    pub fn start(fallback: u16) -> Receiver {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind receiver");
         let port = listener.local_addr().expect("addr").port();
         let r = Receiver {
@@ -83,7 +83,7 @@ impl Receiver {
         r
     }
 
-    fn url(&self, path: &str) -> String {
+    pub fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
@@ -91,12 +91,12 @@ impl Receiver {
         self.hits.lock().unwrap().clone()
     }
 
-    fn hits_at(&self, path: &str) -> Vec<Hit> {
+    pub fn hits_at(&self, path: &str) -> Vec<Hit> {
         self.hits().into_iter().filter(|h| h.path == path).collect()
     }
 
     /// Waits until `path` has had `n` requests (or the timeout), and returns them.
-    fn wait_for(&self, path: &str, n: usize, timeout: Duration) -> Vec<Hit> {
+    pub fn wait_for(&self, path: &str, n: usize, timeout: Duration) -> Vec<Hit> {
         let start = Instant::now();
         loop {
             let got = self.hits_at(path);
@@ -213,7 +213,7 @@ fn tenant(s: &Server) -> Tenant<'_> {
     s.tenant(&HOOK_SCOPES)
 }
 
-fn subscribe(t: &Tenant, url: &str, events: Value) -> (i64, String) {
+pub fn subscribe(t: &Tenant, url: &str, events: Value) -> (i64, String) {
     let r = t.send("POST", "/webhooks", &json!({"url": url, "events": events}));
     assert_eq!(r.status, 201, "{}", r.body);
     let v = r.json();
@@ -223,7 +223,7 @@ fn subscribe(t: &Tenant, url: &str, events: Value) -> (i64, String) {
     )
 }
 
-fn post_lead(s: &Server, slug: &str, ip: &str, n: usize) -> Resp {
+pub fn post_lead(s: &Server, slug: &str, ip: &str, n: usize) -> Resp {
     let body = json!({"name": format!("Visitor {n}"), "email": format!("v{n}@example.com")});
     call(
         "POST",
@@ -238,7 +238,7 @@ fn post_lead(s: &Server, slug: &str, ip: &str, n: usize) -> Resp {
     )
 }
 
-fn deliveries(t: &Tenant, hook: i64) -> Vec<Value> {
+pub fn deliveries(t: &Tenant, hook: i64) -> Vec<Value> {
     let r = t.get(&format!("/webhooks/{hook}/deliveries?per_page=100"));
     assert_eq!(r.status, 200, "{}", r.body);
     r.json()["data"].as_array().unwrap().clone()
@@ -256,7 +256,7 @@ fn deliveries_until(t: &Tenant, hook: i64, done: impl Fn(&[Value]) -> bool) -> V
     }
 }
 
-const WAIT: Duration = Duration::from_secs(20);
+pub const WAIT: Duration = Duration::from_secs(20);
 
 #[test]
 fn subscriptions_crud_scope_validation_and_limit() {
