@@ -24,12 +24,13 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
 
-.PHONY: help tools build dev test unit lint fmt migrate-local contract bench clean
+.PHONY: help tools build dev test unit lint fmt migrate-local contract bench geo clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
 	@echo "make test   lint, unit tests and end-to-end tests against the real worker in workerd"
 	@echo "make bench  load benchmark (see bench/README.md)"
+	@echo "make geo    latency model of the API from every D1 region (see bench/README.md)"
 
 tools: .tools/stamp
 
@@ -117,6 +118,10 @@ contract: tools build .venv/stamp
 bench: tools build
 	@command -v wrk >/dev/null || { echo "==> installing wrk"; (apt-get install -y wrk || (apt-get update && apt-get install -y wrk)) >/dev/null; }
 	@python3 bench/bench.py
+
+# Latency model from every D1 region (no build, standard-library Python only).
+geo:
+	python3 bench/geo.py
 
 # End-to-end tests start their own `wrangler dev` servers on free ports with fresh state.
 test: tools lint build .venv/stamp

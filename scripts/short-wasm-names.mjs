@@ -1,5 +1,6 @@
 // Shortens the function names that worker-build keeps in the wasm (for readable stack
-// traces): drops the `::h<16 hex>` symbol hash and the `[<16 hex>]` crate disambiguators.
+// traces): drops the `::h<16 hex>` symbol hash, the `[<16 hex>]` crate disambiguators and
+// the module paths of types.
 // Random hex does not compress, and it was ~22 KB of the gzipped module. Code and every
 // other section are copied byte for byte. Usage: node scripts/short-wasm-names.mjs FILE.wasm
 import { readFileSync, writeFileSync } from "node:fs";
@@ -30,8 +31,16 @@ function u32(n) {
 
 const withLength = (bytes) => Buffer.concat([u32(bytes.length), bytes]);
 
+// Also drops the module path in front of a type (`core::panic::unwind_safe::AssertUnwindSafe`
+// -> `AssertUnwindSafe`): the long generic trait-impl names repeat such paths many times.
+// Paths to functions (`cardapi::router::route`) stay whole; nested async closures read
+// as one `::{closure}`.
 function shortName(name) {
-  return name.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{16}\]/g, "");
+  return name
+    .replace(/::h[0-9a-f]{16}$/, "")
+    .replace(/\[[0-9a-f]{16}\]/g, "")
+    .replace(/\b(?:[a-z_][a-z0-9_]*::)+(?=[A-Z])/g, "")
+    .replace(/(?:::\{\{closure\}\})+/g, "::{closure}");
 }
 
 // The function-names subsection: a vector of (index, name).

@@ -10,6 +10,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{web_sys, Env, MessageBatch, MessageExt, Result};
 
+use crate::db::Db;
 use crate::domain::event::Event;
 use crate::domain::webhook::{
     check_url, disables, sealing_key, secret_key, signature, Outcome, RetrySchedule, CLAIM_MS,
@@ -121,7 +122,7 @@ async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Out
 }
 
 async fn attempt(env: &Env, settings: &Settings, id: i64) -> Result<()> {
-    let db = env.d1("DB")?;
+    let db = Db::primary(env)?;
     let now = js_sys::Date::now() as i64;
     let Some(claimed) = webhooks::claim(&db, id, now, CLAIM_MS).await? else {
         // Done already, or a live consumer holds it: a duplicate message.
@@ -276,7 +277,7 @@ async fn send(s: &Signed) -> std::result::Result<web_sys::Response, JsValue> {
 /// Sends again, once, every attempt that is overdue and not held by a live consumer: the
 /// messages a crash between commit and send never sent, and those the queue lost.
 pub async fn sweep(env: &Env) -> Result<usize> {
-    let db = env.d1("DB")?;
+    let db = Db::primary(env)?;
     let now = js_sys::Date::now() as i64;
     let overdue = outbox::overdue(&db, now, CLAIM_MS, 500).await?;
     outbox::send(env, QUEUE, &overdue, 0).await?;

@@ -1,10 +1,11 @@
 //! Digital Business Card API as a Cloudflare Worker. Layers, each importing only from
 //! those below it (checked by `tests/layers.rs`; README.md has the map):
 //! entry (`lib.rs`, `router`, `auth`) -> handlers (`api`, `public`) -> `durable` ->
-//! `store` -> `http` (plumbing) -> `domain` (pure rules).
+//! `store` -> `http` (plumbing) -> `db` (the request's D1 session) -> `domain` (pure rules).
 
 pub mod api;
 pub mod auth;
+pub mod db;
 pub mod delivery;
 pub mod domain;
 pub mod durable;

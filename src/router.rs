@@ -1,16 +1,25 @@
 //! The top of the house: routing for the three surfaces: `/api/v1` (integrators), `/admin/v1` (operator) and
 //! `/c/{slug}` (public card pages).
 
+use std::future::{poll_fn, Future};
+use std::pin::pin;
+use std::task::Poll;
+
 use serde_json::Map;
 use worker::{Context, Env, Request, Response};
 
 use crate::api;
 use crate::api::idempotency::Target;
 use crate::auth;
+use crate::db::Start;
 use crate::domain::idempotency::HEADER;
 use crate::domain::principal::Principal;
+use crate::domain::ratelimit::{limit_header, policy_header};
+use crate::domain::signing::hex;
 use crate::domain::token::Scope;
+use crate::durable::rate_limiter::client as gate;
 use crate::http::body::json_object;
+use crate::http::edge;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{method, path_id};
 use crate::http::response::json_response;
@@ -114,6 +123,21 @@ impl Route {
         )
     }
 
+    /// GETs answered with a strong `ETag` and 304 on `If-None-Match` (extensions.md 6).
+    fn is_cacheable(self) -> bool {
+        matches!(
+            self,
+            Route::ListCards
+                | Route::GetCard(_)
+                | Route::ListLeads
+                | Route::GetLead(_)
+                | Route::ListEvents
+                | Route::GetEvent(_)
+                | Route::AnalyticsViews
+                | Route::AnalyticsClicks
+        )
+    }
+
     /// Writes whose body is JSON; the others take none and ignore what is sent.
     fn has_body(self) -> bool {
         matches!(
@@ -196,16 +220,67 @@ pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
     Ok(route)
 }
 
+/// Runs two futures together; both answers, once both are in.
+async fn both<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    poll_fn(|cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        match (ra.take(), rb.take()) {
+            (Some(x), Some(y)) => Poll::Ready((x, y)),
+            (x, y) => {
+                (ra, rb) = (x, y);
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}
+
+/// The header that carries a D1 bookmark both ways.
+const BOOKMARK: &str = "X-D1-Bookmark";
+
+/// `req_` + 64 random bits in hex: names a request in its answer, its error body and logs.
+fn request_id() -> String {
+    let mut random = [0u8; 8];
+    if getrandom::fill(&mut random).is_err() {
+        random = (js_sys::Date::now() as u64).to_be_bytes();
+    }
+    format!("req_{}", hex(&random))
+}
+
 pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
+    let id = request_id();
+    let resp = route(req, env, ctx).await;
+    if resp.status_code() >= 500 {
+        worker::console_error!("request {id} answered {}", resp.status_code());
+    }
+    edge::identified(resp, &id).await
+}
+
+async fn route(req: Request, env: Env, ctx: Context) -> Response {
     let app = App::new(&req, env, ctx);
     let path = req.path();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
         ["api", "v1", rest @ ..] => api_v1(&app, req, rest).await,
         ["c", rest @ ..] => crate::public::handle(&app, req, rest).await,
-        ["admin", "v1", rest @ ..] => api::admin::handle(&app, req, rest)
-            .await
-            .unwrap_or_else(ApiError::into_response),
+        ["admin", "v1", rest @ ..] => {
+            // The operator changes plans and tokens: reads and writes at the primary.
+            app.start_reads(Start::Primary);
+            api::admin::handle(&app, req, rest)
+                .await
+                .unwrap_or_else(ApiError::into_response)
+        }
         [] => json_response(
             200,
             &serde_json::json!({
@@ -220,38 +295,122 @@ pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
 
 async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
     let method = method(&req);
+    if method == "OPTIONS" {
+        return edge::preflight();
+    }
     let route = match match_api(&method, segments) {
         Ok(route) => route,
-        Err(e) => return e.into_response(),
+        Err(e) => return edge::cors(e.into_response()),
     };
     if route == Route::OpenApi {
-        return api::openapi::document(app, req)
-            .await
-            .unwrap_or_else(ApiError::into_response);
+        let doc = api::openapi::document(app, req).await;
+        return edge::cors(doc.unwrap_or_else(ApiError::into_response));
     }
+    let started = js_sys::Date::now();
     let limit = app
         .var("RATE_LIMIT_PER_MINUTE")
         .and_then(|v| v.trim().parse::<u32>().ok())
         .filter(|n| *n > 0)
         .unwrap_or(1000);
-    let (principal, decision) = match auth::authenticate(app, &req, limit).await {
-        Ok(found) => found,
-        Err(e) => return e.into_response(),
+    let hash = match auth::token_hash(app, &req) {
+        Ok(hash) => hash,
+        Err(e) => return edge::cors(e.into_response()),
     };
-    let mut resp = if decision.allowed {
-        dispatch(app, &principal, req, route)
-            .await
-            .unwrap_or_else(ApiError::into_response)
-    } else {
-        ApiError::TooManyRequests {
+    // A bookmark the client sends wins; one that is no bookmark reads the primary.
+    let sent = req.headers().get(BOOKMARK).ok().flatten();
+    let from_client = sent.as_deref().map(|b| match Start::after(Some(b)) {
+        Start::Anywhere => Start::Primary,
+        start => start,
+    });
+    let if_none_match = req.headers().get("If-None-Match").ok().flatten();
+    let gate = auth::admit(app, hash.clone(), limit);
+    // A read of a token this isolate has seen starts with the gate call, as that token
+    // was (the hint), instead of after it: max(gate, D1) instead of their sum.
+    let hint = (!route.is_write()).then(|| auth::hint(&hash)).flatten();
+    let early_req = hint.as_ref().and_then(|_| req.clone().ok());
+    let (admitted, early) = match (hint, early_req) {
+        (Some(hint), Some(early_req)) => {
+            let start = from_client
+                .clone()
+                .unwrap_or_else(|| Start::after(hint.bookmark.as_deref()));
+            app.start_reads(start);
+            let read = dispatch(app, &hint.principal, early_req, route);
+            let (admitted, early) = both(gate, read).await;
+            // The early answer stands only if the gate admitted exactly the principal it
+            // assumed and the token wrote nothing after the bookmark the read started at.
+            // Otherwise it is dropped unread: a refused request learns nothing.
+            let stands = admitted.as_ref().is_ok_and(|a| {
+                a.principal == hint.principal
+                    && (from_client.is_some() || a.bookmark == hint.bookmark)
+            });
+            (admitted, stands.then_some(early))
+        }
+        _ => (gate.await, None),
+    };
+    let admitted = match admitted {
+        Ok(admitted) => admitted,
+        Err(e) => return edge::cors(e.into_response()),
+    };
+    if early.is_none() {
+        // Reads start at the client's bookmark, else at the token's last write, so a
+        // token always reads its own writes (a dropped early session goes with this).
+        app.start_reads(
+            from_client
+                .clone()
+                .unwrap_or_else(|| Start::after(admitted.bookmark.as_deref())),
+        );
+    }
+    let decision = admitted.decision;
+    let mut resp = match (decision.allowed, early) {
+        (false, _) => ApiError::TooManyRequests {
             retry_after: decision.retry_after,
         }
-        .into_response()
+        .into_response(),
+        (true, Some(early)) => early.unwrap_or_else(ApiError::into_response),
+        (true, None) => dispatch(app, &admitted.principal, req, route)
+            .await
+            .unwrap_or_else(ApiError::into_response),
     };
+    let started_at = match &from_client {
+        Some(Start::After(b)) => Some(b.clone()),
+        Some(_) => None,
+        None => admitted.bookmark.clone(),
+    };
+    let bookmark = app.used_db().and_then(|db| db.bookmark()).or(started_at);
+    if route.is_write() {
+        // Before the write is answered, the token's object learns its bookmark: the
+        // token's next request, in any isolate, reads no older data.
+        if let Some(b) = bookmark
+            .as_deref()
+            .filter(|b| Some(*b) != admitted.bookmark.as_deref())
+        {
+            if let Err(e) = gate::remember(&app.env, &admitted.hash, b).await {
+                worker::console_error!("token gate did not take the write's bookmark: {e}");
+            }
+            auth::note_write(&admitted.hash, b);
+        }
+    }
+    if route.is_cacheable() {
+        resp = edge::conditional(resp, if_none_match.as_deref()).await;
+    }
+    let db_ms = app.used_db().map_or(0.0, |db| db.spent_ms());
+    let total_ms = js_sys::Date::now() - started;
     let headers = resp.headers_mut();
     let _ = headers.set("X-RateLimit-Limit", &decision.limit.to_string());
     let _ = headers.set("X-RateLimit-Remaining", &decision.remaining.to_string());
-    resp
+    let _ = headers.set("RateLimit-Policy", &policy_header(decision.limit));
+    let _ = headers.set("RateLimit", &limit_header(&decision));
+    if let Some(b) = bookmark {
+        let _ = headers.set(BOOKMARK, &b);
+    }
+    let _ = headers.set(
+        "Server-Timing",
+        &format!(
+            "gate;dur={:.1}, db;dur={db_ms:.1}, total;dur={total_ms:.1}",
+            admitted.gate_ms
+        ),
+    );
+    edge::cors(resp)
 }
 
 async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiResult<Response> {

@@ -3,6 +3,7 @@
 
 use worker::{Env, Result};
 
+use crate::db::Db;
 use crate::domain::idempotency::KEEP_MS;
 use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
@@ -23,7 +24,7 @@ fn retention_days(env: &Env) -> i64 {
 }
 
 pub async fn run(env: &Env) -> Result<()> {
-    let db = env.d1("DB")?;
+    let db = Db::primary(env)?;
     let now = js_sys::Date::now() as i64;
     let removed = events::prune(&db, now - retention_days(env) * DAY_MS).await?;
     idempotency::prune(&db, now - KEEP_MS).await?;
@@ -44,7 +45,7 @@ const RETENTION_BATCHES_PER_RUN: usize = 10;
 /// with its `lead.deleted` event; the number erased. A retention day is `RETENTION_DAY_MS`
 /// long, a test-only var (unset: a day), so a test can see a lead expire in seconds.
 pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
-    let db = env.d1("DB")?;
+    let db = Db::primary(env)?;
     let day_ms = env
         .var("RETENTION_DAY_MS")
         .ok()

@@ -24,6 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("durable", &["durable"]),
     ("store", &["store"]),
     ("http", &["http"]),     // leaf plumbing: App, errors, responses, parameters
+    ("db", &["db"]),         // the request's D1 session: where reads start, bookmarks, timing
     ("domain", &["domain"]), // pure rules, unit-tested natively
 ];
 

@@ -34,7 +34,7 @@ async fn window(app: &App, p: &Principal, req: &Request) -> ApiResult<Window> {
         Some(raw) => {
             let id = path_id(raw.trim())
                 .ok_or_else(|| ApiError::validation("card_id", must_be_integer("card_id")))?;
-            if !cards::exists(&app.db()?, p.account_id, id).await? {
+            if !cards::exists(&*app.db()?, p.account_id, id).await? {
                 return Err(ApiError::validation("card_id", invalid_choice("card_id")));
             }
             Some(id)

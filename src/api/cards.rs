@@ -26,7 +26,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     let q = query(req);
     let page = params::page(&q);
     let since = updated_since(&q)?;
-    let (cards, total) = cards::list(&app.db()?, p.account_id, since, page).await?;
+    let (cards, total) = cards::list(&*app.db()?, p.account_id, since, page).await?;
     let cards: Vec<Card> = cards.into_iter().map(|c| c.effective(p.features)).collect();
     ok(&Paged {
         data: cards.iter().map(|c| c.view(&app.base_url)).collect(),
@@ -49,7 +49,7 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
     let (created, sent) = cards::create(
-        &app.db()?,
+        &*app.db()?,
         p.account_id,
         &input,
         &base_slug(first, last),
@@ -69,7 +69,7 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
 }
 
 pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    let (card, leads) = cards::get_with_leads(&app.db()?, p.account_id, id)
+    let (card, leads) = cards::get_with_leads(&*app.db()?, p.account_id, id)
         .await?
         .ok_or(ApiError::NotFound)?;
     let card = card.effective(p.features);
@@ -86,14 +86,14 @@ pub async fn update(
 ) -> ApiResult<Response> {
     let mut patch = CardPatch::parse(body)?;
     patch.apply_plan(p.features);
-    let (card, sent) = cards::update(&app.db()?, p.account_id, id, &patch, app.now_ms).await?;
+    let (card, sent) = cards::update(&*app.db()?, p.account_id, id, &patch, app.now_ms).await?;
     outbox::dispatch(&app.env, &app.ctx, sent);
     let card = card.ok_or(ApiError::NotFound)?.effective(p.features);
     Ok(one(app, 200, &card, "Card updated successfully."))
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    let (deleted, sent) = cards::delete(&app.db()?, p.account_id, id, app.now_ms).await?;
+    let (deleted, sent) = cards::delete(&*app.db()?, p.account_id, id, app.now_ms).await?;
     outbox::dispatch(&app.env, &app.ctx, sent);
     if !deleted {
         return Err(ApiError::NotFound);

@@ -33,7 +33,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     // Without a cursor: from the oldest event still kept.
     let after = feed.after.map_or(0, |c| c.0);
     // One more than asked tells whether more follow.
-    let (state, mut found) = events::list(&app.db()?, p.account_id, after, &types, feed.limit + 1)
+    let (state, mut found) = events::list(&*app.db()?, p.account_id, after, &types, feed.limit + 1)
         .await?
         .ok_or(ApiError::NotFound)?;
     if feed.after.is_some() && after < state.events_pruned_through {
@@ -61,7 +61,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
 }
 
 pub async fn get(app: &App, p: &Principal, id: String) -> ApiResult<Response> {
-    let mut event = events::get(&app.db()?, p.account_id, &id)
+    let mut event = events::get(&*app.db()?, p.account_id, &id)
         .await?
         .filter(|e| p.scopes.grants(e.kind.scope()))
         .ok_or(ApiError::NotFound)?;

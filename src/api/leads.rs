@@ -27,7 +27,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
             .map(|e| e.trim().to_string())
             .filter(|e| !e.is_empty()),
     };
-    let (rows, total) = leads::list(&app.db()?, p.account_id, &filter, page).await?;
+    let (rows, total) = leads::list(&*app.db()?, p.account_id, &filter, page).await?;
     ok(&Paged {
         data: rows.iter().map(|l| l.view(None)).collect(),
         meta: page.meta(total),
@@ -35,7 +35,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
 }
 
 pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    let (lead, card) = leads::get(&app.db()?, p.account_id, id)
+    let (lead, card) = leads::get(&*app.db()?, p.account_id, id)
         .await?
         .ok_or(ApiError::NotFound)?;
     ok(&Data {
@@ -46,7 +46,7 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 /// `DELETE /leads/{id}` (extensions.md 8): the lead and every copy of its personal data.
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     let (erased, sent) =
-        erasure::erase(&app.db()?, p.account_id, LeadSet::One(id), app.now_ms).await?;
+        erasure::erase(&*app.db()?, p.account_id, LeadSet::One(id), app.now_ms).await?;
     outbox::dispatch(&app.env, &app.ctx, sent);
     if erased == 0 {
         return Err(ApiError::NotFound);
@@ -57,8 +57,13 @@ pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 /// `POST /leads/erase {email}`: every lead of that address in the account, as above.
 pub async fn erase(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
     let email = erase_request(body)?;
-    let (erased, sent) =
-        erasure::erase(&app.db()?, p.account_id, LeadSet::Email(&email), app.now_ms).await?;
+    let (erased, sent) = erasure::erase(
+        &*app.db()?,
+        p.account_id,
+        LeadSet::Email(&email),
+        app.now_ms,
+    )
+    .await?;
     outbox::dispatch(&app.env, &app.ctx, sent);
     ok(&serde_json::json!({
         "data": {"erased": erased},

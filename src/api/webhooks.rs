@@ -52,7 +52,7 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
     let input = WebhookInput::parse(body, Mode::Create, allow_private(app))?;
     let (secret, sealed) = new_secret(app).await?;
     let hook = webhooks::create(
-        &app.db()?,
+        &*app.db()?,
         p.account_id,
         &input,
         &sealed,
@@ -71,7 +71,7 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
 
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let page = params::page(&query(req));
-    let (hooks, total) = webhooks::list(&app.db()?, p.account_id, page).await?;
+    let (hooks, total) = webhooks::list(&*app.db()?, p.account_id, page).await?;
     ok(&Paged {
         data: hooks
             .iter()
@@ -82,7 +82,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
 }
 
 pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    let hook = webhooks::get(&app.db()?, p.account_id, id)
+    let hook = webhooks::get(&*app.db()?, p.account_id, id)
         .await?
         .ok_or(ApiError::NotFound)?;
     ok(&Data {
@@ -97,14 +97,14 @@ pub async fn update(
     id: i64,
 ) -> ApiResult<Response> {
     let input = WebhookInput::parse(body, Mode::Update, allow_private(app))?;
-    let hook = webhooks::update(&app.db()?, p.account_id, id, &input, app.now_ms)
+    let hook = webhooks::update(&*app.db()?, p.account_id, id, &input, app.now_ms)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(answer(200, &hook, None, "Webhook updated successfully."))
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    if !webhooks::delete(&app.db()?, p.account_id, id).await? {
+    if !webhooks::delete(&*app.db()?, p.account_id, id).await? {
         return Err(ApiError::NotFound);
     }
     ok(&serde_json::json!({"message": "Webhook deleted successfully."}))
@@ -112,7 +112,7 @@ pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 
 pub async fn rotate(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     let (secret, sealed) = new_secret(app).await?;
-    let hook = webhooks::rotate(&app.db()?, p.account_id, id, &sealed, app.now_ms)
+    let hook = webhooks::rotate(&*app.db()?, p.account_id, id, &sealed, app.now_ms)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(answer(
@@ -125,7 +125,7 @@ pub async fn rotate(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 
 pub async fn deliveries(app: &App, p: &Principal, req: &Request, id: i64) -> ApiResult<Response> {
     let page = params::page(&query(req));
-    let (found, total) = webhooks::deliveries(&app.db()?, p.account_id, id, page)
+    let (found, total) = webhooks::deliveries(&*app.db()?, p.account_id, id, page)
         .await?
         .ok_or(ApiError::NotFound)?;
     ok(&Paged {
@@ -139,7 +139,7 @@ pub async fn deliveries(app: &App, p: &Principal, req: &Request, id: i64) -> Api
 
 pub async fn redeliver(app: &App, p: &Principal, id: i64, event_id: String) -> ApiResult<Response> {
     let scheduled =
-        webhooks::redeliver(&app.db()?, p.account_id, id, &event_id, app.now_ms).await?;
+        webhooks::redeliver(&*app.db()?, p.account_id, id, &event_id, app.now_ms).await?;
     let delivery = match scheduled {
         Redelivery::Scheduled(d) => d,
         Redelivery::NoWebhook | Redelivery::NoEvent => return Err(ApiError::NotFound),

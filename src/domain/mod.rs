@@ -5,6 +5,7 @@ pub mod account;
 pub mod analytics;
 pub mod card;
 pub mod case;
+pub mod conditional;
 pub mod event;
 pub mod idempotency;
 pub mod input;

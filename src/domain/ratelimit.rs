@@ -70,9 +70,39 @@ impl Window {
     }
 }
 
+/// The IETF httpapi rate-limit headers (draft): the policy of a token's window...
+pub fn policy_header(limit: u32) -> String {
+    format!("\"token\";q={limit};w={WINDOW_S}")
+}
+
+/// ...and where this request left it: what remains and the seconds until it refills. The
+/// window rolls, so while requests remain the whole window is the bound given.
+pub fn limit_header(d: &Decision) -> String {
+    let reset = if d.allowed {
+        WINDOW_S as u64
+    } else {
+        d.retry_after
+    };
+    format!("\"token\";r={};t={reset}", d.remaining)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standard_headers_carry_the_legacy_values() {
+        assert_eq!(policy_header(1000), "\"token\";q=1000;w=60");
+        let d = Decision::fail_open(1000);
+        assert_eq!(limit_header(&d), "\"token\";r=999;t=60");
+        let limited = Decision {
+            allowed: false,
+            limit: 5,
+            remaining: 0,
+            retry_after: 12,
+        };
+        assert_eq!(limit_header(&limited), "\"token\";r=0;t=12");
+    }
 
     #[test]
     fn admits_exactly_the_limit_then_refuses() {

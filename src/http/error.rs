@@ -1,6 +1,6 @@
 //! The one error type of the service and its mapping to the JSON bodies of spec section 7.
 
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 use worker::Response;
 
 use super::json::json_response;
@@ -64,45 +64,44 @@ impl ApiError {
         }
     }
 
+    /// The `message` of the error body.
+    fn message(&self) -> String {
+        let text = match self {
+            ApiError::Unauthenticated => "Unauthenticated.",
+            ApiError::NoApiAccess => "API access is not available on your current plan. Upgrade to the Enterprise plan to use the API.",
+            ApiError::MissingScope => "This token does not have the scope required for this operation.",
+            ApiError::CardLimit => "You have reached the card limit of your current plan. Upgrade your plan to create more cards.",
+            ApiError::WebhookLimit => return limit_message(),
+            ApiError::WebhookDisabled => "The webhook is disabled. Enable it (PATCH status: enabled) before redelivering.",
+            ApiError::NotFound => "Not found.",
+            ApiError::Conflict => "A request with this Idempotency-Key is still being processed. Retry it later.",
+            ApiError::Gone => "The cursor points before the events still kept. Run a full sync, then follow the feed from meta.next_cursor.",
+            ApiError::MethodNotAllowed(_) => "Method not allowed.",
+            ApiError::PayloadTooLarge => "The request body is too large.",
+            ApiError::UnsupportedMediaType => "Send the form as application/x-www-form-urlencoded or application/json.",
+            ApiError::CrossSite => "Forms of other sites cannot post to this card.",
+            ApiError::Validation(errors) => return errors.summary(),
+            ApiError::TooManyRequests { .. } => "Too many requests.",
+            ApiError::Internal(_) => "Server error.",
+        };
+        text.to_string()
+    }
+
+    /// The JSON body of spec section 7: `{message}`, plus `errors` (422) or
+    /// `retry_after` (429).
     pub fn body(&self) -> Value {
+        let mut body = Map::new();
+        body.insert("message".into(), self.message().into());
         match self {
-            ApiError::Unauthenticated => json!({"message": "Unauthenticated."}),
-            ApiError::NoApiAccess => json!({
-                "message": "API access is not available on your current plan. Upgrade to the Enterprise plan to use the API."
-            }),
-            ApiError::MissingScope => {
-                json!({"message": "This token does not have the scope required for this operation."})
-            }
-            ApiError::CardLimit => json!({
-                "message": "You have reached the card limit of your current plan. Upgrade your plan to create more cards."
-            }),
-            ApiError::WebhookLimit => json!({"message": limit_message()}),
-            ApiError::WebhookDisabled => json!({
-                "message": "The webhook is disabled. Enable it (PATCH status: enabled) before redelivering."
-            }),
-            ApiError::NotFound => json!({"message": "Not found."}),
-            ApiError::Conflict => json!({
-                "message": "A request with this Idempotency-Key is still being processed. Retry it later."
-            }),
-            ApiError::Gone => json!({
-                "message": "The cursor points before the events still kept. Run a full sync, then follow the feed from meta.next_cursor."
-            }),
-            ApiError::MethodNotAllowed(_) => json!({"message": "Method not allowed."}),
-            ApiError::PayloadTooLarge => json!({"message": "The request body is too large."}),
-            ApiError::UnsupportedMediaType => json!({
-                "message": "Send the form as application/x-www-form-urlencoded or application/json."
-            }),
-            ApiError::CrossSite => {
-                json!({"message": "Forms of other sites cannot post to this card."})
-            }
             ApiError::Validation(errors) => {
-                json!({"message": errors.summary(), "errors": errors.to_json()})
+                body.insert("errors".into(), errors.to_json());
             }
             ApiError::TooManyRequests { retry_after } => {
-                json!({"message": "Too many requests.", "retry_after": retry_after})
+                body.insert("retry_after".into(), (*retry_after).into());
             }
-            ApiError::Internal(_) => json!({"message": "Server error."}),
+            _ => {}
         }
+        Value::Object(body)
     }
 
     pub fn into_response(self) -> Response {

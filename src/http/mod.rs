@@ -1,14 +1,20 @@
 //! HTTP plumbing every layer above may use: the per-request [`App`], the one error type,
 //! JSON responses, request bodies and parameters. It holds no routing and no business
-//! rules, and imports nothing but `domain`.
+//! rules, and imports nothing but `db` (the request's D1 session) and `domain`.
 
 pub mod body;
+pub mod edge;
 pub mod error;
 pub mod json;
 pub mod params;
 pub mod response;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use worker::{Context, Env, Request};
+
+use crate::db::{Db, Start};
 
 use crate::domain::weburl::parse_http;
 
@@ -19,6 +25,8 @@ pub struct App {
     pub now_ms: i64,
     /// `PUBLIC_BASE_URL`, or the request's origin when that var is empty.
     pub base_url: String,
+    start: RefCell<Start>,
+    db: RefCell<Option<Rc<Db>>>,
 }
 
 impl App {
@@ -34,11 +42,31 @@ impl App {
             ctx,
             now_ms: js_sys::Date::now() as i64,
             base_url,
+            start: RefCell::new(Start::Anywhere),
+            db: RefCell::new(None),
         }
     }
 
-    pub fn db(&self) -> worker::Result<worker::D1Database> {
-        self.env.d1("DB")
+    /// The request's one D1 session, opened on first use where [`App::start_reads`] said.
+    pub fn db(&self) -> worker::Result<Rc<Db>> {
+        if let Some(db) = self.db.borrow().as_ref() {
+            return Ok(db.clone());
+        }
+        let db = Rc::new(Db::open(&self.env, &self.start.borrow())?);
+        *self.db.borrow_mut() = Some(db.clone());
+        Ok(db)
+    }
+
+    /// Where the session's reads start. Opened already, the session is dropped and the
+    /// next [`App::db`] opens a new one there (a read that must start over).
+    pub fn start_reads(&self, start: Start) {
+        *self.start.borrow_mut() = start;
+        *self.db.borrow_mut() = None;
+    }
+
+    /// The session, if the request used D1.
+    pub fn used_db(&self) -> Option<Rc<Db>> {
+        self.db.borrow().clone()
     }
 
     /// A wrangler var as text; unset and empty are the same.

@@ -87,7 +87,7 @@ async fn live_card(app: &App, slug: &str) -> ApiResult<Option<(Card, Option<Stri
     if !is_valid_slug(slug) {
         return Ok(None);
     }
-    let found = cards::by_slug(&app.db()?, slug).await?;
+    let found = cards::by_slug(&*app.db()?, slug).await?;
     Ok(found
         .map(|(card, account)| {
             let features = account.overrides.effective(account.plan).0;
@@ -340,7 +340,7 @@ async fn lead(
         });
     }
     let (lead, sent) = leads::create(
-        &app.db()?,
+        &*app.db()?,
         card.account_id,
         card.id,
         &input,

@@ -2,10 +2,11 @@
 
 use std::sync::OnceLock;
 
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::row::impl_row;
 use super::{columns_of, select_first, Columns, SqlValue, Stmt};
+use crate::db::Db;
 use crate::domain::account::{Account, AccountPatch};
 use crate::domain::plan::{Overrides, Plan};
 
@@ -97,7 +98,7 @@ pub fn create_sql(patch: &AccountPatch, now: i64) -> Stmt {
     Stmt::new(sql, args)
 }
 
-pub async fn create(db: &D1Database, patch: &AccountPatch, now: i64) -> Result<Option<Account>> {
+pub async fn create(db: &Db, patch: &AccountPatch, now: i64) -> Result<Option<Account>> {
     let row: Option<AccountRow> = select_first(db, create_sql(patch, now)).await?;
     Ok(row.map(AccountRow::decode))
 }
@@ -123,7 +124,7 @@ pub fn update_sql(id: i64, patch: &AccountPatch) -> Option<Stmt> {
     Some(Stmt::new(sql, args))
 }
 
-pub async fn update(db: &D1Database, id: i64, patch: &AccountPatch) -> Result<Option<Account>> {
+pub async fn update(db: &Db, id: i64, patch: &AccountPatch) -> Result<Option<Account>> {
     let Some(stmt) = update_sql(id, patch) else {
         return get(db, id).await;
     };
@@ -138,7 +139,7 @@ pub fn get_sql(id: i64) -> Stmt {
     )
 }
 
-pub async fn get(db: &D1Database, id: i64) -> Result<Option<Account>> {
+pub async fn get(db: &Db, id: i64) -> Result<Option<Account>> {
     let row: Option<AccountRow> = select_first(db, get_sql(id)).await?;
     Ok(row.map(AccountRow::decode))
 }

@@ -1,6 +1,6 @@
 //! Cards in D1: the one place card columns meet the typed card.
 
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::accounts::AccountRow;
 use super::card_row::{card_columns, CardRow};
@@ -9,6 +9,7 @@ use super::events::{self, Source};
 use super::leads::lead_columns;
 use super::outbox::{fanout_sql, Outbox};
 use super::{batch, columns_of, row_count, rows_of, select_first, Columns, Count, SqlValue, Stmt};
+use crate::db::Db;
 use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
@@ -79,7 +80,7 @@ pub fn list_sql(account_id: i64, since: Option<i64>, page: Page) -> Vec<Stmt> {
 }
 
 pub async fn list(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     since: Option<i64>,
     page: Page,
@@ -112,7 +113,7 @@ pub fn get_with_leads_sql(account_id: i64, id: i64) -> Vec<Stmt> {
 }
 
 pub async fn get_with_leads(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     id: i64,
 ) -> Result<Option<(Card, Vec<Lead>)>> {
@@ -131,7 +132,7 @@ pub fn exists_sql(account_id: i64, id: i64) -> Stmt {
     )
 }
 
-pub async fn exists(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
+pub async fn exists(db: &Db, account_id: i64, id: i64) -> Result<bool> {
     let row: Option<Count> = select_first(db, exists_sql(account_id, id)).await?;
     Ok(row.is_some_and(|c| c.n > 0))
 }
@@ -156,7 +157,7 @@ pub fn by_slug_sql(slug: &str) -> Vec<Stmt> {
 }
 
 /// The card and its account's current features, in one round trip.
-pub async fn by_slug(db: &D1Database, slug: &str) -> Result<Option<(Card, Account)>> {
+pub async fn by_slug(db: &Db, slug: &str) -> Result<Option<(Card, Account)>> {
     let results = batch(db, by_slug_sql(slug)).await?;
     let card = rows_of::<CardRow>(&results, 0)?.into_iter().next();
     let account = rows_of::<AccountRow>(&results, 1)?.into_iter().next();
@@ -224,7 +225,7 @@ pub fn create_sql(
 
 /// Inserts the card and its `card.created` event in one transaction.
 pub async fn create(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     input: &CardInput,
     base_slug: &str,
@@ -272,7 +273,7 @@ pub fn update_sql(account_id: i64, id: i64, patch: &CardPatch, now: i64) -> Stmt
 
 /// Updates the card and records its `card.updated` event in one transaction.
 pub async fn update(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     id: i64,
     patch: &CardPatch,
@@ -312,7 +313,7 @@ pub fn delete_sql(account_id: i64, id: i64) -> [Stmt; 2] {
 
 /// Deletes the card and its leads and records `card.deleted`, in one transaction; `false`
 /// when the account has no such card (and nothing is recorded).
-pub async fn delete(db: &D1Database, account_id: i64, id: i64, now: i64) -> Result<(bool, Outbox)> {
+pub async fn delete(db: &Db, account_id: i64, id: i64, now: i64) -> Result<(bool, Outbox)> {
     let event = events::new_id()?;
     let [append, bump] = events::append_sql(
         account_id,

@@ -5,11 +5,12 @@
 //! `events.lead_id`), and deletes the rows. Webhook attempts keep no bodies: a delivery or
 //! redelivery renders the event as it is now, redacted.
 
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::outbox::Outbox;
 use super::row::impl_row;
 use super::{batch, row_count, select, SqlValue, Stmt};
+use crate::db::Db;
 
 /// Which of an account's leads to erase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +108,7 @@ pub fn erase_sql(account_id: i64, set: LeadSet, now: i64) -> Vec<Stmt> {
 
 /// The number of leads erased, and the webhook attempts to send.
 pub async fn erase(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     set: LeadSet<'_>,
     now: i64,
@@ -161,6 +162,6 @@ pub fn expired_sql(now: i64, day_ms: i64, limit: i64) -> Stmt {
     )
 }
 
-pub async fn expired(db: &D1Database, now: i64, day_ms: i64, limit: i64) -> Result<Vec<Retention>> {
+pub async fn expired(db: &Db, now: i64, day_ms: i64, limit: i64) -> Result<Vec<Retention>> {
     select(db, expired_sql(now, day_ms, limit)).await
 }

@@ -2,10 +2,11 @@
 //! D1 runs one write at a time on the primary, so of any number of concurrent requests with
 //! one key of one account exactly one gets the row back; the others find it taken.
 
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::row::impl_row;
 use super::{run, select_first, Stmt};
+use crate::db::Db;
 use crate::domain::idempotency::{Kept, KeptResponse};
 
 /// A request taking a key: what it is, when, and from when older claims give way.
@@ -54,7 +55,7 @@ struct Claimed {
 impl_row!(Claimed { claimed });
 
 /// Whether this request now holds the key.
-pub async fn claim(db: &D1Database, c: &Claim<'_>) -> Result<bool> {
+pub async fn claim(db: &Db, c: &Claim<'_>) -> Result<bool> {
     Ok(select_first::<Claimed>(db, claim_sql(c)).await?.is_some())
 }
 
@@ -103,7 +104,7 @@ pub fn find_sql(account_id: i64, key: &str) -> Stmt {
     )
 }
 
-pub async fn find(db: &D1Database, account_id: i64, key: &str) -> Result<Option<Kept>> {
+pub async fn find(db: &Db, account_id: i64, key: &str) -> Result<Option<Kept>> {
     let row: Option<KeptRow> = select_first(db, find_sql(account_id, key)).await?;
     Ok(row.map(KeptRow::decode))
 }
@@ -123,12 +124,7 @@ pub fn complete_sql(account_id: i64, key: &str, response: &KeptResponse) -> Stmt
     )
 }
 
-pub async fn complete(
-    db: &D1Database,
-    account_id: i64,
-    key: &str,
-    response: &KeptResponse,
-) -> Result<()> {
+pub async fn complete(db: &Db, account_id: i64, key: &str, response: &KeptResponse) -> Result<()> {
     run(db, complete_sql(account_id, key, response)).await
 }
 
@@ -140,7 +136,7 @@ pub fn release_sql(account_id: i64, key: &str) -> Stmt {
     )
 }
 
-pub async fn release(db: &D1Database, account_id: i64, key: &str) -> Result<()> {
+pub async fn release(db: &Db, account_id: i64, key: &str) -> Result<()> {
     run(db, release_sql(account_id, key)).await
 }
 
@@ -153,6 +149,6 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
     )
 }
 
-pub async fn prune(db: &D1Database, cutoff: i64) -> Result<()> {
+pub async fn prune(db: &Db, cutoff: i64) -> Result<()> {
     run(db, prune_sql(cutoff, 5_000)).await
 }

@@ -2,12 +2,13 @@
 
 use std::sync::OnceLock;
 
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
 use super::row::impl_row;
 use super::{batch, columns_of, rows_of, Count, SqlValue, Stmt};
+use crate::db::Db;
 use crate::domain::event::EventType;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
@@ -64,7 +65,7 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
 
 /// Inserts the lead and its `lead.created` event in one transaction.
 pub async fn create(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     card_id: i64,
     lead: &LeadInput,
@@ -149,7 +150,7 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
 }
 
 pub async fn list(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     filter: &LeadFilter,
     page: Page,
@@ -180,7 +181,7 @@ pub fn get_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     ]
 }
 
-pub async fn get(db: &D1Database, account_id: i64, id: i64) -> Result<Option<(Lead, CardSummary)>> {
+pub async fn get(db: &Db, account_id: i64, id: i64) -> Result<Option<(Lead, CardSummary)>> {
     let results = batch(db, get_sql(account_id, id)).await?;
     let lead = rows_of::<Lead>(&results, 0)?.into_iter().next();
     let card = rows_of::<CardSummary>(&results, 1)?.into_iter().next();

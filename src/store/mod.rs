@@ -25,7 +25,9 @@ pub mod webhooks;
 mod sql_check;
 
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+use worker::{D1PreparedStatement, D1Result, Result};
+
+use crate::db::Db;
 
 use self::row::{impl_row, Row};
 use crate::domain::input::Field;
@@ -118,27 +120,27 @@ fn js(value: &SqlValue) -> JsValue {
     }
 }
 
-fn prepare(db: &D1Database, stmt: &Stmt) -> Result<D1PreparedStatement> {
+fn prepare(db: &Db, stmt: &Stmt) -> Result<D1PreparedStatement> {
     let values: Vec<JsValue> = stmt.args.iter().map(js).collect();
     db.prepare(&stmt.sql).bind(&values)
 }
 
 /// The rows of one statement.
-pub async fn select<T: Row>(db: &D1Database, stmt: Stmt) -> Result<Vec<T>> {
-    row::decode(&prepare(db, &stmt)?.all().await?)
+pub async fn select<T: Row>(db: &Db, stmt: Stmt) -> Result<Vec<T>> {
+    row::decode(&db.all(prepare(db, &stmt)?).await?)
 }
 
-pub async fn select_first<T: Row>(db: &D1Database, stmt: Stmt) -> Result<Option<T>> {
+pub async fn select_first<T: Row>(db: &Db, stmt: Stmt) -> Result<Option<T>> {
     Ok(select(db, stmt).await?.into_iter().next())
 }
 
-pub async fn run(db: &D1Database, stmt: Stmt) -> Result<()> {
-    prepare(db, &stmt)?.run().await?;
+pub async fn run(db: &Db, stmt: Stmt) -> Result<()> {
+    db.all(prepare(db, &stmt)?).await?;
     Ok(())
 }
 
 /// Runs the statements as one D1 batch: in order, in one transaction, one round trip.
-pub async fn batch(db: &D1Database, stmts: Vec<Stmt>) -> Result<Vec<D1Result>> {
+pub async fn batch(db: &Db, stmts: Vec<Stmt>) -> Result<Vec<D1Result>> {
     let prepared = stmts
         .iter()
         .map(|s| prepare(db, s))

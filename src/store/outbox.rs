@@ -7,10 +7,11 @@
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::{Context, D1Database, D1Result, Env, Result};
+use worker::{Context, D1Result, Env, Result};
 
 use super::row::impl_row;
 use super::{rows_of, select, Stmt};
+use crate::db::Db;
 use crate::domain::event::EventType;
 
 /// The queue that carries due attempts, and its dead-letter queue.
@@ -76,7 +77,7 @@ pub fn overdue_sql(now: i64, claim_ms: i64, limit: i64) -> Stmt {
     )
 }
 
-pub async fn overdue(db: &D1Database, now: i64, claim_ms: i64, limit: i64) -> Result<Outbox> {
+pub async fn overdue(db: &Db, now: i64, claim_ms: i64, limit: i64) -> Result<Outbox> {
     let found: Vec<Id> = select(db, overdue_sql(now, claim_ms, limit)).await?;
     Ok(Outbox(found.into_iter().map(|r| r.id).collect()))
 }

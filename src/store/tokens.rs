@@ -1,10 +1,11 @@
 //! API tokens in D1, stored as SHA-256 hashes only.
 
 use serde::{Deserialize, Serialize};
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::row::impl_row;
 use super::{run, select, select_first, Stmt};
+use crate::db::Db;
 use crate::domain::plan::{Overrides, Plan};
 use crate::domain::principal::Principal;
 use crate::domain::token::{Scopes, Token};
@@ -103,7 +104,7 @@ pub fn create_sql(account_id: i64, name: &str, hash: &str, scopes: &Scopes, now:
 }
 
 pub async fn create(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     name: &str,
     hash: &str,
@@ -125,7 +126,7 @@ pub fn list_sql(account_id: i64) -> Stmt {
     )
 }
 
-pub async fn list(db: &D1Database, account_id: i64) -> Result<Vec<Token>> {
+pub async fn list(db: &Db, account_id: i64) -> Result<Vec<Token>> {
     let rows: Vec<TokenRow> = select(db, list_sql(account_id)).await?;
     Ok(rows.into_iter().map(TokenRow::decode).collect())
 }
@@ -145,7 +146,7 @@ pub fn revoke_sql(id: i64, now: i64) -> Stmt {
 }
 
 /// Marks a token revoked; its hash, or `None` when no such token exists.
-pub async fn revoke(db: &D1Database, id: i64, now: i64) -> Result<Option<String>> {
+pub async fn revoke(db: &Db, id: i64, now: i64) -> Result<Option<String>> {
     let row: Option<Hash> = select_first(db, revoke_sql(id, now)).await?;
     Ok(row.map(|r| r.token_hash))
 }
@@ -158,7 +159,7 @@ pub fn hashes_sql(account_id: i64) -> Stmt {
 }
 
 /// Hashes of an account's live tokens, whose cached auth records an account change voids.
-pub async fn hashes(db: &D1Database, account_id: i64) -> Result<Vec<String>> {
+pub async fn hashes(db: &Db, account_id: i64) -> Result<Vec<String>> {
     let rows: Vec<Hash> = select(db, hashes_sql(account_id)).await?;
     Ok(rows.into_iter().map(|r| r.token_hash).collect())
 }
@@ -173,7 +174,7 @@ pub fn lookup_sql(hash: &str) -> Stmt {
     )
 }
 
-pub async fn lookup(db: &D1Database, hash: &str) -> Result<Option<AuthRow>> {
+pub async fn lookup(db: &Db, hash: &str) -> Result<Option<AuthRow>> {
     select_first(db, lookup_sql(hash)).await
 }
 
@@ -186,6 +187,6 @@ pub fn touch_sql(id: i64, now: i64, min_gap_ms: i64) -> Stmt {
     )
 }
 
-pub async fn touch(db: &D1Database, id: i64, now: i64, min_gap_ms: i64) -> Result<()> {
+pub async fn touch(db: &Db, id: i64, now: i64, min_gap_ms: i64) -> Result<()> {
     run(db, touch_sql(id, now, min_gap_ms)).await
 }

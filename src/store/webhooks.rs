@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use worker::{D1Database, Result};
+use worker::Result;
 
 use super::accounts::AccountRow;
 use super::events::EventRow;
@@ -11,6 +11,7 @@ use super::row::impl_row;
 use super::{
     batch, columns_of, row_count, rows_of, select, select_first, Columns, Count, SqlValue, Stmt,
 };
+use crate::db::Db;
 use crate::domain::pagination::Page;
 use crate::domain::webhook::{
     Delivery, EventFilter, Outcome, Webhook, WebhookInput, WebhookStatus, MAX_PER_ACCOUNT,
@@ -111,7 +112,7 @@ pub fn create_sql(
 
 /// `None` at the subscription limit.
 pub async fn create(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     input: &WebhookInput,
     sealed_secret: &str,
@@ -143,7 +144,7 @@ pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
     ]
 }
 
-pub async fn list(db: &D1Database, account_id: i64, page: Page) -> Result<(Vec<Webhook>, i64)> {
+pub async fn list(db: &Db, account_id: i64, page: Page) -> Result<(Vec<Webhook>, i64)> {
     let results = batch(db, list_sql(account_id, page)).await?;
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     let hooks = rows_of::<WebhookRow>(&results, 1)?;
@@ -160,7 +161,7 @@ pub fn get_sql(account_id: i64, id: i64) -> Stmt {
     )
 }
 
-pub async fn get(db: &D1Database, account_id: i64, id: i64) -> Result<Option<Webhook>> {
+pub async fn get(db: &Db, account_id: i64, id: i64) -> Result<Option<Webhook>> {
     let row: Option<WebhookRow> = select_first(db, get_sql(account_id, id)).await?;
     Ok(row.map(WebhookRow::decode))
 }
@@ -192,7 +193,7 @@ pub fn update_sql(account_id: i64, id: i64, input: &WebhookInput, now: i64) -> S
 }
 
 pub async fn update(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     id: i64,
     input: &WebhookInput,
@@ -217,7 +218,7 @@ pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     ]
 }
 
-pub async fn delete(db: &D1Database, account_id: i64, id: i64) -> Result<bool> {
+pub async fn delete(db: &Db, account_id: i64, id: i64) -> Result<bool> {
     let results = batch(db, delete_sql(account_id, id)).await?;
     Ok(row_count(&results, 1)? > 0)
 }
@@ -242,7 +243,7 @@ pub fn rotate_sql(account_id: i64, id: i64, sealed_secret: &str, now: i64) -> St
 }
 
 pub async fn rotate(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     id: i64,
     sealed_secret: &str,
@@ -280,7 +281,7 @@ pub fn deliveries_sql(account_id: i64, webhook_id: i64, page: Page) -> Vec<Stmt>
 
 /// `None` when the account has no such webhook.
 pub async fn deliveries(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     webhook_id: i64,
     page: Page,
@@ -343,7 +344,7 @@ struct StatusRow {
 impl_row!(StatusRow { status });
 
 pub async fn redeliver(
-    db: &D1Database,
+    db: &Db,
     account_id: i64,
     webhook_id: i64,
     event_id: &str,
@@ -442,12 +443,7 @@ pub fn claim_sql(delivery_id: i64, now: i64, claim_ms: i64) -> Vec<Stmt> {
 }
 
 /// `None` when the attempt is done already or another consumer holds it.
-pub async fn claim(
-    db: &D1Database,
-    delivery_id: i64,
-    now: i64,
-    claim_ms: i64,
-) -> Result<Option<Claimed>> {
+pub async fn claim(db: &Db, delivery_id: i64, now: i64, claim_ms: i64) -> Result<Option<Claimed>> {
     let results = batch(db, claim_sql(delivery_id, now, claim_ms)).await?;
     let Some(attempt) = rows_of::<Attempt>(&results, 0)?.into_iter().next() else {
         return Ok(None);
@@ -516,7 +512,7 @@ pub fn finish_sql(
 
 /// The next attempt written, if any.
 pub async fn finish(
-    db: &D1Database,
+    db: &Db,
     attempt: &Attempt,
     outcome: &Outcome,
     disable: bool,
@@ -542,7 +538,7 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
 }
 
 /// Prunes in bounded steps; the number of attempts removed.
-pub async fn prune(db: &D1Database, cutoff: i64) -> Result<usize> {
+pub async fn prune(db: &Db, cutoff: i64) -> Result<usize> {
     const STEP: i64 = 1_000;
     const MAX_STEPS: usize = 20;
     let mut removed = 0;

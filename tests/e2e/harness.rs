@@ -342,9 +342,21 @@ pub struct Resp {
 }
 
 impl Resp {
+    /// The body as JSON. An error body must name its request (`request_id`, the
+    /// `X-Request-Id` of the answer; extensions.md 6): checked here for every error the
+    /// tests read, then left out so they compare the rest.
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body))
+        let mut v: Value = serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body));
+        if self.status >= 400 {
+            if let Some(body) = v.as_object_mut() {
+                let id = body.remove("request_id");
+                let header = self.header("x-request-id");
+                assert!(header.is_some_and(|h| h.starts_with("req_")), "{self:?}");
+                assert_eq!(id.as_ref().and_then(Value::as_str), header, "{self:?}");
+            }
+        }
+        v
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {

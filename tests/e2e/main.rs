@@ -13,4 +13,5 @@ mod leads;
 mod privacy;
 mod public;
 mod ratelimit;
+mod reach;
 mod webhooks;

@@ -19,6 +19,9 @@ pub enum Call {
     Check { hash: String, limit: u32 },
     /// Forget the cached auth record (after a revoke or an account change).
     Invalidate,
+    /// Keep the D1 bookmark of the token's latest write (the request body), so its next
+    /// request reads no older data (extensions.md 6).
+    Remember,
 }
 
 impl Call {
@@ -26,6 +29,7 @@ impl Call {
         match self {
             Call::Check { hash, limit } => format!("https://gate/check?hash={hash}&limit={limit}"),
             Call::Invalidate => "https://gate/invalidate".to_string(),
+            Call::Remember => "https://gate/remember".to_string(),
         }
     }
 
@@ -35,6 +39,7 @@ impl Call {
         let path = url.rest.split(['?', '#']).next().unwrap_or_default();
         match path {
             "/invalidate" => Some(Call::Invalidate),
+            "/remember" => Some(Call::Remember),
             "/check" => {
                 let pairs = form_pairs(url.query().unwrap_or_default());
                 let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
@@ -58,6 +63,9 @@ impl Call {
 pub struct Gate {
     pub auth: Option<AuthRow>,
     pub decision: Option<Decision>,
+    /// The D1 bookmark of the token's latest write, if it made one.
+    #[serde(default)]
+    pub bookmark: Option<String>,
 }
 
 fn stub(env: &Env, hash: &str) -> Result<Stub> {
@@ -80,18 +88,27 @@ pub async fn check(env: &Env, hash: &str, limit: u32) -> Result<Gate> {
     resp.json().await
 }
 
-/// Makes the token's object forget its cached auth record, so the very next request sees
-/// D1's current state.
-pub async fn invalidate(env: &Env, hash: &str) -> Result<()> {
+/// A call that answers nothing but success.
+async fn post_call(env: &Env, hash: &str, call: Call, body: &str) -> Result<()> {
     let resp = stub(env, hash)?
-        .fetch_with_request(crate::durable::post(&Call::Invalidate.url(), "")?)
+        .fetch_with_request(crate::durable::post(&call.url(), body)?)
         .await?;
     match resp.status_code() {
         200 => Ok(()),
-        s => Err(worker::Error::RustError(format!(
-            "gate invalidate answered {s}"
-        ))),
+        s => Err(worker::Error::RustError(format!("gate answered {s}"))),
     }
+}
+
+/// Makes the token's object forget its cached auth record, so the very next request sees
+/// D1's current state.
+pub async fn invalidate(env: &Env, hash: &str) -> Result<()> {
+    post_call(env, hash, Call::Invalidate, "").await
+}
+
+/// Hands the token's object the bookmark of a write before the write is answered, so the
+/// token's next request, wherever it runs, starts its reads there.
+pub async fn remember(env: &Env, hash: &str, bookmark: &str) -> Result<()> {
+    post_call(env, hash, Call::Remember, bookmark).await
 }
 
 /// Invalidates every token of a list (an account's, after its plan changed).
@@ -117,6 +134,7 @@ mod tests {
             Call::decode(&Call::Invalidate.url()),
             Some(Call::Invalidate)
         );
+        assert_eq!(Call::decode(&Call::Remember.url()), Some(Call::Remember));
         assert_eq!(Call::decode("https://gate/other"), None);
         assert_eq!(
             Call::decode("https://gate/check?hash=h&limit=0"),

@@ -10,11 +10,13 @@ pub mod client;
 
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
+use crate::db::Db;
 use crate::domain::ratelimit::{Decision, Window};
 use crate::store::tokens::{self, AuthRow};
 use client::{Call, Gate};
 
 const KEY: &str = "window";
+const BOOKMARK: &str = "bookmark";
 /// `last_used_at` is written at most once per this interval per token.
 const TOUCH_INTERVAL_MS: i64 = 60_000;
 
@@ -28,6 +30,8 @@ pub struct RateLimiter {
     auth: RefCell<Option<Option<AuthRow>>>,
     /// Bumped by every invalidation, so a D1 read that raced one is not cached.
     generation: Cell<u64>,
+    /// The D1 bookmark of the token's latest write; loaded from storage on first use.
+    bookmark: RefCell<Option<Option<String>>>,
 }
 
 impl RateLimiter {
@@ -36,7 +40,7 @@ impl RateLimiter {
             return Ok(cached);
         }
         let generation = self.generation.get();
-        let row = tokens::lookup(&self.env.d1("DB")?, hash).await?;
+        let row = tokens::lookup(&Db::primary(&self.env)?, hash).await?;
         if self.generation.get() == generation {
             *self.auth.borrow_mut() = Some(row.clone());
         }
@@ -64,6 +68,22 @@ impl RateLimiter {
         Ok(decision)
     }
 
+    async fn bookmark(&self) -> Result<Option<String>> {
+        if let Some(known) = self.bookmark.borrow().clone() {
+            return Ok(known);
+        }
+        let stored = self.state.storage().get::<String>(BOOKMARK).await?;
+        *self.bookmark.borrow_mut() = Some(stored.clone());
+        Ok(stored)
+    }
+
+    /// Persisted before the write is answered: an evicted object still knows it.
+    async fn remember(&self, bookmark: String) -> Result<()> {
+        self.state.storage().put(BOOKMARK, &bookmark).await?;
+        *self.bookmark.borrow_mut() = Some(Some(bookmark));
+        Ok(())
+    }
+
     /// Records use in D1 after answering, at most once a minute.
     fn touch(&self, row: &mut AuthRow) {
         let now = js_sys::Date::now() as i64;
@@ -80,7 +100,7 @@ impl RateLimiter {
         let env = self.env.clone();
         let id = row.token_id;
         self.state.wait_until(async move {
-            let result = match env.d1("DB") {
+            let result = match Db::primary(&env) {
                 Ok(db) => tokens::touch(&db, id, now, TOUCH_INTERVAL_MS).await,
                 Err(e) => Err(e),
             };
@@ -99,16 +119,21 @@ impl DurableObject for RateLimiter {
             window: RefCell::new(None),
             auth: RefCell::new(None),
             generation: Cell::new(0),
+            bookmark: RefCell::new(None),
         }
     }
 
     /// Answers a [`Call`] of the client module.
-    async fn fetch(&self, req: Request) -> Result<Response> {
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
         let (hash, limit) = match Call::decode(&req.inner().url()) {
             Some(Call::Check { hash, limit }) => (hash, limit),
             Some(Call::Invalidate) => {
                 self.generation.set(self.generation.get() + 1);
                 *self.auth.borrow_mut() = None;
+                return Response::empty();
+            }
+            Some(Call::Remember) => {
+                self.remember(req.text().await?).await?;
                 return Response::empty();
             }
             None => return Response::error("unknown call", 404),
@@ -118,6 +143,7 @@ impl DurableObject for RateLimiter {
             return Response::from_json(&Gate {
                 auth: None,
                 decision: None,
+                bookmark: None,
             });
         };
         let decision = self.hit(limit).await?;
@@ -125,6 +151,7 @@ impl DurableObject for RateLimiter {
         Response::from_json(&Gate {
             auth: Some(row),
             decision: Some(decision),
+            bookmark: self.bookmark().await?,
         })
     }
 }

@@ -1,0 +1,123 @@
+//! One request's D1 work, in one D1 session (extensions.md 6): where its reads may start
+//! (the primary, any replica, or no older than a bookmark), the bookmark it ends with,
+//! and the time it spent waiting on D1, for `Server-Timing`. A leaf below `store` (which
+//! runs statements through it) and `http` (whose `App` holds the request's one session).
+
+use std::cell::Cell;
+
+use worker::{D1Database, D1DatabaseSession, D1PreparedStatement, D1Result, Env, Result};
+
+/// Where a session's first query may be served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// The primary: the operator API, cron work, queue consumers.
+    Primary,
+    /// Any replica: the public pages, and API requests with no bookmark to honour.
+    Anywhere,
+    /// A replica at least as new as this bookmark (a client's, or the token's last write).
+    After(String),
+}
+
+impl Start {
+    /// A bookmark as a client or the token's object hands it over; anything that cannot
+    /// be one is ignored (so it falls back to unconstrained reads, never to an error).
+    pub fn after(bookmark: Option<&str>) -> Start {
+        match bookmark.map(str::trim) {
+            Some(b) if is_bookmark(b) => Start::After(b.to_string()),
+            _ => Start::Anywhere,
+        }
+    }
+}
+
+/// D1 bookmarks are short printable tokens; a header value that is not one is not passed on.
+fn is_bookmark(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 256
+        && s.bytes().all(|b| b.is_ascii_graphic())
+        && s != "first-primary"
+        && s != "first-unconstrained"
+}
+
+/// A D1 session and what it cost.
+pub struct Db {
+    session: D1DatabaseSession,
+    spent_ms: Cell<f64>,
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+impl Db {
+    /// A session of the `DB` binding. A bookmark D1 refuses falls back to the primary.
+    pub fn open(env: &Env, start: &Start) -> Result<Db> {
+        let d1: D1Database = env.d1("DB")?;
+        let session = match start {
+            Start::Primary => d1.with_session(Some("first-primary"))?,
+            Start::Anywhere => d1.with_session(Some("first-unconstrained"))?,
+            Start::After(bookmark) => match d1.with_session(Some(bookmark)) {
+                Ok(s) => s,
+                Err(e) => {
+                    worker::console_warn!("unusable D1 bookmark, reading from the primary: {e}");
+                    d1.with_session(Some("first-primary"))?
+                }
+            },
+        };
+        Ok(Db {
+            session,
+            spent_ms: Cell::new(0.0),
+        })
+    }
+
+    /// The primary, for work outside a request (cron, queue, Durable Objects).
+    pub fn primary(env: &Env) -> Result<Db> {
+        Db::open(env, &Start::Primary)
+    }
+
+    pub fn prepare(&self, sql: &str) -> D1PreparedStatement {
+        self.session.prepare(sql)
+    }
+
+    /// One statement's rows, timed.
+    pub async fn all(&self, stmt: D1PreparedStatement) -> Result<D1Result> {
+        let started = now_ms();
+        let result = stmt.all().await;
+        self.spent_ms.set(self.spent_ms.get() + now_ms() - started);
+        result
+    }
+
+    /// A batch (one transaction, one round trip), timed.
+    pub async fn batch(&self, stmts: Vec<D1PreparedStatement>) -> Result<Vec<D1Result>> {
+        let started = now_ms();
+        let result = self.session.batch(stmts).await;
+        self.spent_ms.set(self.spent_ms.get() + now_ms() - started);
+        result
+    }
+
+    /// The latest bookmark the session has seen; `None` before its first query.
+    pub fn bookmark(&self) -> Option<String> {
+        self.session.get_bookmark().ok().flatten()
+    }
+
+    /// Milliseconds spent waiting on D1 so far.
+    pub fn spent_ms(&self) -> f64 {
+        self.spent_ms.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plausible_bookmarks_are_honoured() {
+        assert_eq!(
+            Start::after(Some(" 0000002a-00000001-00004f1c-1b5b ")),
+            Start::After("0000002a-00000001-00004f1c-1b5b".into())
+        );
+        for bad in ["", "a b", "first-primary", "é", &"x".repeat(257)] {
+            assert_eq!(Start::after(Some(bad)), Start::Anywhere, "{bad:?}");
+        }
+        assert_eq!(Start::after(None), Start::Anywhere);
+    }
+}

@@ -1,0 +1,91 @@
+//! What every `/api/v1` answer carries for browsers, caches and operators
+//! (extensions.md 6): CORS, strong ETags with 304s, and the request id in error bodies.
+
+use worker::{Headers, Response};
+
+use crate::domain::conditional::{none_match, strong_etag};
+
+/// Request headers a browser may send cross-origin.
+const ALLOW_HEADERS: &str =
+    "Authorization, Content-Type, Idempotency-Key, If-None-Match, X-D1-Bookmark";
+const ALLOW_METHODS: &str = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
+/// Response headers a browser script may read.
+const EXPOSE_HEADERS: &str = "ETag, X-Request-Id, Server-Timing, X-D1-Bookmark, \
+X-RateLimit-Limit, X-RateLimit-Remaining, RateLimit, RateLimit-Policy, Retry-After, \
+Idempotent-Replayed, Location";
+
+/// `OPTIONS` on any `/api/v1` path: 204, no authentication. Bearer tokens, never cookies,
+/// so any origin may call and no credentials are allowed.
+pub fn preflight() -> Response {
+    let h = Headers::new();
+    let _ = h.set("Access-Control-Allow-Methods", ALLOW_METHODS);
+    let _ = h.set("Access-Control-Allow-Headers", ALLOW_HEADERS);
+    let _ = h.set("Access-Control-Max-Age", "86400");
+    cors(Response::builder().with_status(204).with_headers(h).empty())
+}
+
+/// Every API answer may be read cross-origin.
+pub fn cors(mut resp: Response) -> Response {
+    let h = resp.headers_mut();
+    let _ = h.set("Access-Control-Allow-Origin", "*");
+    let _ = h.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
+    resp
+}
+
+/// Rebuilds an answer with another body (and status), keeping its headers.
+fn rebuilt(status: u16, headers: Headers, body: Option<Vec<u8>>) -> Response {
+    let builder = Response::builder()
+        .with_status(status)
+        .with_headers(headers);
+    match body {
+        Some(bytes) => builder.fixed(bytes),
+        None => builder.empty(),
+    }
+}
+
+/// A 200 gets a strong `ETag` from its bytes; when `If-None-Match` names it, the answer is
+/// a 304 with the same headers and no body.
+pub async fn conditional(mut resp: Response, if_none_match: Option<&str>) -> Response {
+    if resp.status_code() != 200 {
+        return resp;
+    }
+    let Ok(bytes) = resp.bytes().await else {
+        return resp;
+    };
+    let etag = strong_etag(&bytes);
+    let headers = resp.headers().clone();
+    let _ = headers.set("ETag", &etag);
+    if if_none_match.is_some_and(|v| none_match(v, &etag)) {
+        let _ = headers.delete("Content-Type");
+        return rebuilt(304, headers, None);
+    }
+    rebuilt(200, headers, Some(bytes))
+}
+
+/// Names the request in its answer (`X-Request-Id`) and, for a JSON error, in the body
+/// (`request_id`), so a report from an integrator leads to the log lines of that request.
+pub async fn identified(mut resp: Response, request_id: &str) -> Response {
+    let _ = resp.headers_mut().set("X-Request-Id", request_id);
+    let is_json = resp
+        .headers()
+        .get("Content-Type")
+        .ok()
+        .flatten()
+        .is_some_and(|t| t.starts_with("application/json"));
+    if resp.status_code() < 400 || !is_json {
+        return resp;
+    }
+    let status = resp.status_code();
+    let Ok(bytes) = resp.bytes().await else {
+        return resp;
+    };
+    let headers = resp.headers().clone();
+    let body = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(serde_json::Value::Object(mut body)) => {
+            body.insert("request_id".into(), request_id.into());
+            serde_json::to_vec(&body).unwrap_or(bytes)
+        }
+        _ => bytes,
+    };
+    rebuilt(status, headers, Some(body))
+}

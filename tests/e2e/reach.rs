@@ -1,0 +1,250 @@
+//! extensions.md 6: D1 sessions with bookmarks, read-your-writes, Server-Timing and request
+//! ids, ETags and 304s, the standard rate-limit headers, CORS.
+
+use serde_json::json;
+
+use crate::harness::{call, server, Resp, Tenant, ALL_SCOPES};
+
+fn with(t: &Tenant, method: &str, path: &str, headers: &[(&str, &str)]) -> Resp {
+    call(
+        method,
+        &format!("{}/api/v1{path}", t.server.base),
+        Some(&t.token),
+        None,
+        headers,
+    )
+}
+
+fn bookmark(r: &Resp) -> &str {
+    let b = r.header("x-d1-bookmark").unwrap_or("");
+    assert!(!b.is_empty(), "no X-D1-Bookmark: {r:?}");
+    b
+}
+
+#[test]
+fn every_api_answer_carries_a_bookmark_timing_and_a_request_id() {
+    let t = server().tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "Book", "last_name": "Mark"}));
+    let id = card["id"].as_i64().unwrap();
+    let created = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "A", "last_name": "B"}),
+    );
+    bookmark(&created);
+    for path in [
+        "/cards".to_string(),
+        format!("/cards/{id}"),
+        "/leads".into(),
+        "/events".into(),
+        "/analytics/views".into(),
+    ] {
+        let r = t.get(&path);
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        bookmark(&r);
+        let timing = r.header("server-timing").expect("Server-Timing");
+        for metric in ["gate;dur=", "db;dur=", "total;dur="] {
+            assert!(timing.contains(metric), "{path}: {timing}");
+        }
+        assert!(r
+            .header("x-request-id")
+            .is_some_and(|v| v.starts_with("req_")));
+    }
+    let missing = t.get("/cards/999999999");
+    missing.assert_error(404);
+    bookmark(&missing);
+    // Public pages and the operator API are named too.
+    let page = call(
+        "GET",
+        &format!("{}/c/{}", t.server.base, card["slug"].as_str().unwrap()),
+        None,
+        None,
+        &[],
+    );
+    assert!(page.header("x-request-id").is_some());
+    let admin = t.server.admin("GET", "/accounts/999999999", None);
+    admin.assert_error(404);
+}
+
+#[test]
+fn a_bookmark_that_is_no_bookmark_still_answers() {
+    let t = server().tenant(&ALL_SCOPES);
+    t.card(json!({"first_name": "Bad", "last_name": "Mark"}));
+    for garbage in ["garbage", "00000000-ffffffff-zzzz", "first-primary", "x"] {
+        let r = with(&t, "GET", "/cards", &[("X-D1-Bookmark", garbage)]);
+        assert_eq!(r.status, 200, "{garbage}: {}", r.body);
+        assert_eq!(r.json()["meta"]["total"], 1);
+        bookmark(&r);
+    }
+    // A real one, handed back as a client would.
+    let first = t.get("/cards");
+    let r = with(&t, "GET", "/cards", &[("X-D1-Bookmark", bookmark(&first))]);
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn a_token_reads_its_own_writes_fifty_times_in_a_row() {
+    let t = server().tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "Read", "last_name": "Own"}));
+    let path = format!("/cards/{}", card["id"]);
+    for i in 0..50 {
+        let bio = format!("version {i}");
+        let r = t.send("PATCH", &path, &json!({"bio": bio}));
+        assert_eq!(r.status, 200, "{}", r.body);
+        // No header sent: the token's object hands the write's bookmark to the next read.
+        let got = t.get(&path);
+        assert_eq!(got.status, 200);
+        assert_eq!(
+            got.json()["data"]["bio"],
+            bio.as_str(),
+            "read {i} saw older data"
+        );
+    }
+}
+
+#[test]
+fn a_revoked_token_is_refused_on_its_next_request_after_warm_ones() {
+    let s = server();
+    let t = s.tenant(&ALL_SCOPES);
+    for _ in 0..5 {
+        assert_eq!(t.get("/cards").status, 200);
+    }
+    let tokens = s.admin("GET", &format!("/accounts/{}/tokens", t.account), None);
+    let token_id = tokens.json()["data"][0]["id"].as_i64().unwrap();
+    let r = s.admin("DELETE", &format!("/tokens/{token_id}"), None);
+    assert!(r.status == 200 || r.status == 204, "{}", r.body);
+    let refused = t.get("/cards");
+    refused.assert_error(401);
+    assert!(
+        refused.header("x-d1-bookmark").is_none(),
+        "a refused request learns nothing"
+    );
+}
+
+#[test]
+fn named_gets_carry_strong_etags_and_answer_304() {
+    let t = server().tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "E", "last_name": "Tag"}));
+    let id = &card["id"];
+    let paths = [
+        "/cards".to_string(),
+        format!("/cards/{id}"),
+        "/leads".into(),
+        format!("/events?limit=5"),
+        "/analytics/views".into(),
+        "/analytics/clicks".into(),
+    ];
+    for path in &paths {
+        let first = t.get(path);
+        assert_eq!(first.status, 200, "{path}");
+        let tag = first.header("etag").expect("ETag").to_string();
+        assert!(
+            tag.starts_with('"') && !tag.starts_with("W/"),
+            "strong: {tag}"
+        );
+        let again = with(&t, "GET", path, &[("If-None-Match", &tag)]);
+        assert_eq!(again.status, 304, "{path}");
+        assert!(again.body.is_empty());
+        assert_eq!(again.header("etag"), Some(tag.as_str()));
+        // A 304 still counts against the rate limit.
+        let before: u32 = first
+            .header("x-ratelimit-remaining")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let after: u32 = again
+            .header("x-ratelimit-remaining")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(after < before, "{path}: {before} -> {after}");
+        let other = with(&t, "GET", path, &[("If-None-Match", "\"stale\"")]);
+        assert_eq!(other.status, 200);
+    }
+    // A change, a new tag.
+    let tag = t
+        .get(&format!("/cards/{id}"))
+        .header("etag")
+        .unwrap()
+        .to_string();
+    let r = t.send("PATCH", &format!("/cards/{id}"), &json!({"bio": "changed"}));
+    assert_eq!(r.status, 200);
+    let changed = with(
+        &t,
+        "GET",
+        &format!("/cards/{id}"),
+        &[("If-None-Match", &tag)],
+    );
+    assert_eq!(changed.status, 200);
+    assert_ne!(changed.header("etag"), Some(tag.as_str()));
+}
+
+#[test]
+fn cors_preflight_and_exposed_headers() {
+    let s = server();
+    let pre = call(
+        "OPTIONS",
+        &format!("{}/api/v1/cards/12", s.base),
+        None,
+        None,
+        &[
+            ("Origin", "https://crm.example"),
+            ("Access-Control-Request-Method", "PATCH"),
+        ],
+    );
+    assert_eq!(pre.status, 204, "{pre:?}");
+    assert_eq!(pre.header("access-control-allow-origin"), Some("*"));
+    let methods = pre.header("access-control-allow-methods").unwrap();
+    for m in ["GET", "POST", "PATCH", "DELETE"] {
+        assert!(methods.contains(m), "{methods}");
+    }
+    let allowed = pre.header("access-control-allow-headers").unwrap();
+    for h in [
+        "Authorization",
+        "Content-Type",
+        "Idempotency-Key",
+        "If-None-Match",
+        "X-D1-Bookmark",
+    ] {
+        assert!(allowed.contains(h), "{allowed}");
+    }
+    assert!(pre.header("access-control-allow-credentials").is_none());
+
+    let t = s.tenant(&ALL_SCOPES);
+    for r in [
+        t.get("/cards"),
+        t.get("/cards/x"),
+        call("GET", &format!("{}/api/v1/nope", s.base), None, None, &[]),
+    ] {
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{r:?}");
+        let exposed = r.header("access-control-expose-headers").unwrap_or("");
+        for h in [
+            "ETag",
+            "X-Request-Id",
+            "Server-Timing",
+            "X-D1-Bookmark",
+            "RateLimit",
+        ] {
+            assert!(exposed.contains(h), "{exposed}");
+        }
+    }
+}
+
+#[test]
+fn standard_rate_limit_headers_equal_the_legacy_ones() {
+    let t = server().tenant(&ALL_SCOPES);
+    for _ in 0..3 {
+        let r = t.get("/cards");
+        let limit = r.header("x-ratelimit-limit").unwrap();
+        let remaining = r.header("x-ratelimit-remaining").unwrap();
+        assert_eq!(
+            r.header("ratelimit-policy"),
+            Some(format!("\"token\";q={limit};w=60").as_str())
+        );
+        let rl = r.header("ratelimit").unwrap();
+        assert!(
+            rl.starts_with(&format!("\"token\";r={remaining};t=")),
+            "{rl} vs {remaining}"
+        );
+    }
+}
