@@ -403,13 +403,14 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
     if let Some(b) = bookmark {
         let _ = headers.set(BOOKMARK, &b);
     }
-    let _ = headers.set(
-        "Server-Timing",
-        &format!(
-            "gate;dur={:.1}, db;dur={db_ms:.1}, total;dur={total_ms:.1}",
-            admitted.gate_ms
-        ),
+    let mut timing = format!(
+        "gate;dur={:.1}, db;dur={db_ms:.1}, total;dur={total_ms:.1}",
+        admitted.gate_ms
     );
+    if let Some(kv_ms) = app.kv_ms() {
+        timing.push_str(&format!(", kv;dur={kv_ms:.1}"));
+    }
+    let _ = headers.set("Server-Timing", &timing);
     edge::cors(resp)
 }
 

@@ -60,7 +60,9 @@ async fn serve<D: Day>(app: &App, p: &Principal, req: &Request) -> ApiResult<Res
     let w = window(app, p, req).await?;
     let today = day_of(app.now_ms);
     let keys = CounterKey::for_window(p.account_id, w.card.into(), D::KIND, today, w.days);
+    let started = js_sys::Date::now();
     let docs = analytics::docs(&app.env, &keys).await?;
+    app.spent_kv(js_sys::Date::now() - started);
     ok(&Data {
         data: report::<D>(&docs, today, &w.period, w.days),
     })

@@ -9,7 +9,7 @@ pub mod json;
 pub mod params;
 pub mod response;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use worker::{Context, Env, Request};
@@ -27,6 +27,8 @@ pub struct App {
     pub base_url: String,
     start: RefCell<Start>,
     db: RefCell<Option<Rc<Db>>>,
+    /// Milliseconds spent reading KV, for `Server-Timing`; `None` when it read none.
+    kv_ms: Cell<Option<f64>>,
 }
 
 impl App {
@@ -44,6 +46,7 @@ impl App {
             base_url,
             start: RefCell::new(Start::Anywhere),
             db: RefCell::new(None),
+            kv_ms: Cell::new(None),
         }
     }
 
@@ -62,6 +65,16 @@ impl App {
     pub fn start_reads(&self, start: Start) {
         *self.start.borrow_mut() = start;
         *self.db.borrow_mut() = None;
+    }
+
+    /// Counts time spent on KV.
+    pub fn spent_kv(&self, ms: f64) {
+        self.kv_ms.set(Some(self.kv_ms.get().unwrap_or(0.0) + ms));
+    }
+
+    /// Milliseconds spent on KV so far, if the request read KV.
+    pub fn kv_ms(&self) -> Option<f64> {
+        self.kv_ms.get()
     }
 
     /// The session, if the request used D1.
