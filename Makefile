@@ -55,7 +55,7 @@ build: build/index.js
 build/index.js: $(SOURCES) | .tools/stamp
 	@echo "==> building the worker (release wasm)"
 	@worker-build --release
-	@# Function names stay (stack traces), without their symbol hashes: ~22 KB gzipped.
+	@# Our functions keep their names (stack traces), shortened; dependencies' lose theirs.
 	@node scripts/short-wasm-names.mjs build/index_bg.wasm
 	@mkdir -p build/assets/api/v1 && cp openapi.json build/assets/api/v1/openapi.json
 	@ls -l build/index_bg.wasm | awk '{printf "==> wasm: %d bytes", $$5}'; \
