@@ -5,6 +5,8 @@ use std::future::{poll_fn, Future};
 use std::pin::pin;
 use std::task::Poll;
 
+use serde::Serialize;
+
 use serde_json::Map;
 use worker::{Context, Env, Request, Response};
 
@@ -17,13 +19,14 @@ use crate::domain::principal::Principal;
 use crate::domain::ratelimit::{limit_header, policy_header};
 use crate::domain::signing::hex;
 use crate::domain::token::Scope;
+use crate::domain::weburl::parse_http;
 use crate::durable::rate_limiter::client as gate;
 use crate::http::body::json_object;
 use crate::http::edge;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{method, path_id};
 use crate::http::response::json_response;
-use crate::http::App;
+use crate::http::{App, Trace};
 
 /// The API operations; ids are already parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +124,35 @@ impl Route {
                 | Route::RotateWebhookSecret(_)
                 | Route::Redeliver(..)
         )
+    }
+
+    /// The operation's name as openapi.json has it, for logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Route::ListCards => "listCards",
+            Route::CreateCard => "createCard",
+            Route::GetCard(_) => "getCard",
+            Route::UpdateCard(_) => "updateCard",
+            Route::DeleteCard(_) => "deleteCard",
+            Route::ListLeads => "listLeads",
+            Route::GetLead(_) => "getLead",
+            Route::DeleteLead(_) => "deleteLead",
+            Route::EraseLeads => "eraseLeads",
+            Route::AnalyticsViews => "analyticsViews",
+            Route::AnalyticsClicks => "analyticsClicks",
+            Route::ListEvents => "listEvents",
+            Route::GetEvent(_) => "getEvent",
+            Route::ListWebhooks => "listWebhooks",
+            Route::CreateWebhook => "createWebhook",
+            Route::GetWebhook(_) => "getWebhook",
+            Route::UpdateWebhook(_) => "updateWebhook",
+            Route::DeleteWebhook(_) => "deleteWebhook",
+            Route::RotateWebhookSecret(_) => "rotateWebhookSecret",
+            Route::ListDeliveries(_) => "listDeliveries",
+            Route::Redeliver(..) => "redeliverEvent",
+            Route::OpenApi => "openapi",
+            Route::BadId(_) => "badId",
+        }
     }
 
     /// GETs answered with a strong `ETag` and 304 on `If-None-Match` (extensions.md 6).
@@ -258,26 +290,82 @@ fn request_id() -> String {
     format!("req_{}", hex(&random))
 }
 
+/// One structured line per request: what an operator filters and counts by (route,
+/// status, account, token, time). No token, address, query string or body.
+#[derive(Serialize)]
+struct LogLine<'a> {
+    request_id: &'a str,
+    method: &'a str,
+    status: u16,
+    route: &'static str,
+    account_id: Option<i64>,
+    token_id: Option<i64>,
+    gate_ms: Option<f64>,
+    db_ms: Option<f64>,
+    kv_ms: Option<f64>,
+    total_ms: f64,
+}
+
 pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
     let id = request_id();
-    let resp = route(req, env, ctx).await;
-    if resp.status_code() >= 500 {
-        worker::console_error!("request {id} answered {}", resp.status_code());
+    let started = js_sys::Date::now();
+    let method = method(&req);
+    let app = App::new(&req, env, ctx);
+    let resp = route(&app, req).await;
+    let trace: Trace = app.trace.borrow().clone();
+    let line = LogLine {
+        request_id: &id,
+        method: &method,
+        status: resp.status_code(),
+        route: trace.route,
+        account_id: trace.account_id,
+        token_id: trace.token_id,
+        gate_ms: trace.gate_ms,
+        db_ms: app.used_db().map(|db| db.spent_ms()),
+        kv_ms: app.kv_ms(),
+        total_ms: js_sys::Date::now() - started,
+    };
+    let text = serde_json::to_string(&line).unwrap_or_default();
+    if line.status >= 500 {
+        worker::console_error!("{text}");
+    } else {
+        worker::console_log!("{text}");
     }
     edge::identified(resp, &id).await
 }
 
-async fn route(req: Request, env: Env, ctx: Context) -> Response {
-    let app = App::new(&req, env, ctx);
+/// `ADMIN_HOSTS` (comma-separated host names), when set, are the only hosts that serve
+/// `/admin/v1`; on any other the operator API does not exist (404).
+fn admin_host_allowed(app: &App, req: &Request) -> bool {
+    let Some(hosts) = app.var("ADMIN_HOSTS") else {
+        return true;
+    };
+    let host = parse_http(&req.inner().url())
+        .map(|u| u.host)
+        .unwrap_or_default();
+    hosts
+        .split(',')
+        .map(str::trim)
+        .any(|h| !h.is_empty() && h.eq_ignore_ascii_case(&host))
+}
+
+async fn route(app: &App, req: Request) -> Response {
     let path = req.path();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
-        ["api", "v1", rest @ ..] => api_v1(&app, req, rest).await,
-        ["c", rest @ ..] => crate::public::handle(&app, req, rest).await,
+        ["api", "v1", rest @ ..] => api_v1(app, req, rest).await,
+        ["c", rest @ ..] => {
+            app.trace.borrow_mut().route = "public";
+            crate::public::handle(app, req, rest).await
+        }
         ["admin", "v1", rest @ ..] => {
+            app.trace.borrow_mut().route = "admin";
+            if !admin_host_allowed(app, &req) {
+                return ApiError::NotFound.into_response();
+            }
             // The operator changes plans and tokens: reads and writes at the primary.
             app.start_reads(Start::Primary);
-            api::admin::handle(&app, req, rest)
+            api::admin::handle(app, req, rest)
                 .await
                 .unwrap_or_else(ApiError::into_response)
         }
@@ -302,6 +390,7 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
         Ok(route) => route,
         Err(e) => return edge::cors(e.into_response()),
     };
+    app.trace.borrow_mut().route = route.name();
     if route == Route::OpenApi {
         let doc = api::openapi::document(app, req).await;
         return edge::cors(doc.unwrap_or_else(ApiError::into_response));
@@ -359,6 +448,12 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
                 .clone()
                 .unwrap_or_else(|| Start::after(admitted.bookmark.as_deref())),
         );
+    }
+    {
+        let mut trace = app.trace.borrow_mut();
+        trace.account_id = Some(admitted.principal.account_id);
+        trace.token_id = Some(admitted.principal.token_id);
+        trace.gate_ms = Some(admitted.gate_ms);
     }
     let decision = admitted.decision;
     let mut resp = match (decision.allowed, early) {

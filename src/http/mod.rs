@@ -29,6 +29,19 @@ pub struct App {
     db: RefCell<Option<Rc<Db>>>,
     /// Milliseconds spent reading KV, for `Server-Timing`; `None` when it read none.
     kv_ms: Cell<Option<f64>>,
+    /// What the request's log line says beyond its status (filled as the request goes).
+    pub trace: RefCell<Trace>,
+}
+
+/// The parts of a request's log line that only its handling learns. Never a token, an
+/// address, or anything a visitor typed.
+#[derive(Debug, Default, Clone)]
+pub struct Trace {
+    /// The operation (`getCard`), or the surface (`public`, `admin`).
+    pub route: &'static str,
+    pub account_id: Option<i64>,
+    pub token_id: Option<i64>,
+    pub gate_ms: Option<f64>,
 }
 
 impl App {
@@ -47,6 +60,7 @@ impl App {
             start: RefCell::new(Start::Anywhere),
             db: RefCell::new(None),
             kv_ms: Cell::new(None),
+            trace: RefCell::new(Trace::default()),
         }
     }
 

@@ -10,6 +10,7 @@ mod auth;
 mod cards;
 mod feed;
 mod leads;
+mod ops;
 mod privacy;
 mod public;
 mod ratelimit;

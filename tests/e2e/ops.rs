@@ -1,0 +1,117 @@
+//! Operations (the ops issue): one structured log line per request that names the request
+//! and never a token, an address or what a visitor typed; `/admin/v1` only on ADMIN_HOSTS.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::harness::{call, server, Server, ADMIN_TOKEN, ALL_SCOPES};
+use crate::public::BROWSER;
+
+/// The JSON log lines the server printed so far.
+fn log_lines(s: &Server) -> (String, Vec<Value>) {
+    let port = s.base.rsplit(':').next().unwrap_or_default();
+    let text =
+        std::fs::read_to_string(s.state.join(format!("wrangler-{port}.log"))).unwrap_or_default();
+    let lines = text
+        .lines()
+        .filter_map(|l| l.find("{\"request_id\"").map(|at| &l[at..]))
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    (text, lines)
+}
+
+#[test]
+fn one_log_line_per_request_without_tokens_addresses_or_lead_data() {
+    let s = server();
+    let t = s.tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "Log", "last_name": "Line", "show_lead_form": true}));
+    let got = t.get(&format!("/cards/{}", card["id"]));
+    assert_eq!(got.status, 200);
+    let request_id = got.header("x-request-id").unwrap().to_string();
+    let secret_email = "log.line.person@example.com";
+    let ip = "198.51.100.231";
+    let r = call(
+        "POST",
+        &format!("{}/c/{}/leads", s.base, card["slug"].as_str().unwrap()),
+        None,
+        Some(&json!({"name": "Lorna Logged", "email": secret_email}).to_string()),
+        &[
+            ("User-Agent", BROWSER),
+            ("Content-Type", "application/json"),
+            ("CF-Connecting-IP", ip),
+        ],
+    );
+    assert_eq!(r.status, 201);
+    let lead_request = r.header("x-request-id").unwrap().to_string();
+    t.get(&format!("/leads?email={secret_email}"));
+
+    // The lines reach the log asynchronously.
+    let started = Instant::now();
+    let (text, lines) = loop {
+        let (text, lines) = log_lines(s);
+        let seen = |id: &str| lines.iter().any(|l| l["request_id"] == id);
+        if (seen(&request_id) && seen(&lead_request)) || started.elapsed() > Duration::from_secs(10)
+        {
+            break (text, lines);
+        }
+        thread::sleep(Duration::from_millis(200));
+    };
+    let line = lines
+        .iter()
+        .find(|l| l["request_id"] == request_id.as_str())
+        .unwrap_or_else(|| panic!("no log line for {request_id}"));
+    assert_eq!(line["route"], "getCard");
+    assert_eq!(line["status"], 200);
+    assert_eq!(line["method"], "GET");
+    assert_eq!(line["account_id"], t.account);
+    assert!(line["token_id"].is_i64());
+    assert!(line["gate_ms"].is_number() && line["total_ms"].is_number());
+    assert!(line["db_ms"].is_number());
+    let lead_line = lines
+        .iter()
+        .find(|l| l["request_id"] == lead_request.as_str())
+        .expect("a line for the lead post");
+    assert_eq!(lead_line["route"], "public");
+    assert_eq!(lead_line["status"], 201);
+    for secret in [t.token.as_str(), ip, secret_email, "Lorna"] {
+        assert!(!text.contains(secret), "the log holds {secret}");
+    }
+}
+
+#[test]
+fn the_operator_api_answers_only_on_admin_hosts() {
+    let elsewhere = Server::start(
+        "admin-hosts",
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("ADMIN_HOSTS", "admin.cards.example"),
+        ],
+    );
+    let r = elsewhere.admin(
+        "POST",
+        "/accounts",
+        Some(json!({"name": "X", "plan": "free"})),
+    );
+    r.assert_error(404);
+    // The public API is unaffected.
+    let r = call("GET", &format!("{}/", elsewhere.base), None, None, &[]);
+    assert_eq!(r.status, 200);
+    elsewhere.stop();
+    // Listed (the host the tests reach the server by), the operator API answers.
+    let listed = Server::start(
+        "admin-hosts-ok",
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("ADMIN_HOSTS", "admin.cards.example, 127.0.0.1"),
+        ],
+    );
+    let r = listed.admin(
+        "POST",
+        "/accounts",
+        Some(json!({"name": "X", "plan": "free"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    listed.stop();
+}
