@@ -24,7 +24,7 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
 
-.PHONY: help tools build dev test unit lint fmt migrate-local contract bench geo clean
+.PHONY: help tools build dev test unit lint fmt migrate-local contract config-check bench geo clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
@@ -123,8 +123,23 @@ bench: tools build
 geo:
 	python3 bench/geo.py
 
+# The deployed environments' configuration, offline: the preflight (placeholder ids are
+# allowed here, and it must refuse them without that flag) and a `wrangler deploy --dry-run`
+# of each environment, so a broken [env.*] fails CI before a deploy would.
+config-check: tools build
+	@for env in staging production; do \
+	  python3 scripts/preflight.py $$env --offline --allow-placeholders >/dev/null \
+	    || { python3 scripts/preflight.py $$env --offline --allow-placeholders; exit 1; }; \
+	  if python3 scripts/preflight.py $$env --offline >/dev/null; then \
+	    echo "preflight for $$env accepted placeholder ids"; exit 1; fi; \
+	  CI=true $(NODE_BIN)/wrangler deploy --dry-run --env $$env --outdir target/dry-run-$$env >target/dry-run-$$env.log 2>&1 \
+	    || { cat target/dry-run-$$env.log; exit 1; }; \
+	  echo "==> $$env: preflight and deploy --dry-run passed"; \
+	done
+
 # End-to-end tests start their own `wrangler dev` servers on free ports with fresh state.
 test: tools lint build .venv/stamp
+	@$(MAKE) --no-print-directory config-check
 	@echo "==> unit and end-to-end tests"
 	@cargo test --all-targets -- --test-threads=4
 	@$(MAKE) --no-print-directory contract
