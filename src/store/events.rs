@@ -9,7 +9,7 @@ use worker::Result;
 
 use super::card_row::CardRow;
 use super::row::{from_json, impl_row, Row};
-use super::{batch, columns_of, json_object_of, rows_of, select_first, Stmt};
+use super::{batch, columns_of, json_object_of, prune_in_steps, rows_of, select_first, Stmt};
 use crate::db::Db;
 use crate::domain::event::{event_id, Event, EventObject, EventType};
 use crate::domain::lead::{CardSummary, Lead};
@@ -294,19 +294,5 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Vec<Stmt> {
 /// Prunes in bounded steps; the number of events removed.
 pub async fn prune(db: &Db, cutoff: i64) -> Result<usize> {
     const STEP: i64 = 1_000;
-    const MAX_STEPS: usize = 20;
-    let mut removed = 0;
-    for _ in 0..MAX_STEPS {
-        let results = batch(db, prune_sql(cutoff, STEP)).await?;
-        let n = results
-            .get(1)
-            .and_then(|r| r.meta().ok().flatten())
-            .and_then(|m| m.changes)
-            .unwrap_or(0);
-        removed += n;
-        if (n as i64) < STEP {
-            break;
-        }
-    }
-    Ok(removed)
+    prune_in_steps(db, STEP, 20, 1, || prune_sql(cutoff, STEP)).await
 }

@@ -148,6 +148,32 @@ pub async fn batch(db: &Db, stmts: Vec<Stmt>) -> Result<Vec<D1Result>> {
     db.batch(prepared).await
 }
 
+/// Runs a pruning batch (whose statement `changes_at` deletes at most `step` rows) until a
+/// run removes fewer than `step`, at most `max_steps` times, so a backlog never exceeds an
+/// invocation's limits; the number of rows removed.
+pub async fn prune_in_steps(
+    db: &Db,
+    step: i64,
+    max_steps: usize,
+    changes_at: usize,
+    stmts: impl Fn() -> Vec<Stmt>,
+) -> Result<usize> {
+    let mut removed = 0;
+    for _ in 0..max_steps {
+        let results = batch(db, stmts()).await?;
+        let n = results
+            .get(changes_at)
+            .and_then(|r| r.meta().ok().flatten())
+            .and_then(|m| m.changes)
+            .unwrap_or(0);
+        removed += n;
+        if (n as i64) < step {
+            break;
+        }
+    }
+    Ok(removed)
+}
+
 fn result(results: &[D1Result], index: usize) -> Result<&D1Result> {
     results
         .get(index)

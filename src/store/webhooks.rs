@@ -9,7 +9,8 @@ use super::events::EventRow;
 use super::outbox::Outbox;
 use super::row::impl_row;
 use super::{
-    batch, columns_of, row_count, rows_of, select, select_first, Columns, Count, SqlValue, Stmt,
+    batch, columns_of, prune_in_steps, row_count, rows_of, select, select_first, Columns, Count,
+    SqlValue, Stmt,
 };
 use crate::db::Db;
 use crate::domain::pagination::Page;
@@ -540,19 +541,5 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
 /// Prunes in bounded steps; the number of attempts removed.
 pub async fn prune(db: &Db, cutoff: i64) -> Result<usize> {
     const STEP: i64 = 1_000;
-    const MAX_STEPS: usize = 20;
-    let mut removed = 0;
-    for _ in 0..MAX_STEPS {
-        let results = batch(db, vec![prune_sql(cutoff, STEP)]).await?;
-        let n = results
-            .first()
-            .and_then(|r| r.meta().ok().flatten())
-            .and_then(|m| m.changes)
-            .unwrap_or(0);
-        removed += n;
-        if (n as i64) < STEP {
-            break;
-        }
-    }
-    Ok(removed)
+    prune_in_steps(db, STEP, 20, 0, || vec![prune_sql(cutoff, STEP)]).await
 }
