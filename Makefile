@@ -24,11 +24,14 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
 
-.PHONY: help tools build dev test unit lint fmt migrate-local contract config-check bench geo clean
+.PHONY: help tools build dev seed smoke deploy test unit lint fmt migrate-local contract config-check bench geo clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
+	@echo "make seed   fill the local database with demo accounts, cards, leads and a year of analytics"
 	@echo "make test   lint, unit tests and end-to-end tests against the real worker in workerd"
+	@echo "make smoke BASE_URL=https://... ADMIN_TOKEN=...   end-to-end check of any deployment"
+	@echo "make deploy ENV=staging|production ADMIN_TOKEN=...  preflight, migrate, deploy, smoke"
 	@echo "make bench  load benchmark (see bench/README.md)"
 	@echo "make geo    latency model of the API from every D1 region (see bench/README.md)"
 
@@ -81,6 +84,8 @@ dev: tools build .dev.vars migrate-local
 	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts -H 'Authorization: Bearer $$admin' -d '{\"name\":\"Acme\",\"plan\":\"enterprise\"}'"; \
 	echo "      curl -s -X POST http://127.0.0.1:$(PORT)/admin/v1/accounts/1/tokens -H 'Authorization: Bearer $$admin' -d '{\"name\":\"crm\",\"scopes\":[\"cards:write\",\"leads:read\",\"analytics:read\",\"webhooks:write\",\"leads:write\"]}'"; \
 	echo "      curl -s http://127.0.0.1:$(PORT)/api/v1/cards -H 'Authorization: Bearer <token>'"; \
+	echo "    Or fill the database with demo accounts, cards, leads and a year of analytics:"; \
+	echo "      make seed   (in another terminal; it prints a token and the card URLs)"; \
 	echo ""
 	@echo "    Webhooks: private and http:// URLs allowed, retries after 2, 10 and 60 s. The cron"; \
 	echo "    triggers do not fire by themselves locally; run the sweeper with"; \
@@ -88,6 +93,23 @@ dev: tools build .dev.vars migrate-local
 	echo ""
 	@$(NODE_BIN)/wrangler dev --ip 127.0.0.1 --port $(PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false \
 	  --test-scheduled --var WEBHOOKS_ALLOW_PRIVATE:true --var WEBHOOK_RETRY_SCHEDULE:2,10,60
+
+# Demo data in the local database `make dev` serves (through its server when it runs).
+seed: tools build .dev.vars migrate-local
+	@mkdir -p target
+	@python3 scripts/seed.py
+
+# A throw-away account, card, lead, analytics and feed read, token revoked, all deleted.
+smoke:
+	@[ -n "$${BASE_URL:-}" ] && [ -n "$${ADMIN_TOKEN:-}" ] \
+	  || { echo "usage: make smoke BASE_URL=https://cards.example.com ADMIN_TOKEN=... [ADMIN_URL=https://admin...]"; exit 2; }
+	@BASE_URL="$(BASE_URL)" ADMIN_TOKEN="$(ADMIN_TOKEN)" ADMIN_URL="$(ADMIN_URL)" python3 scripts/smoke.py
+
+# Refuses before changing anything unless the preflight passes (README, "Deploying").
+deploy: tools build
+	@case "$(ENV)" in staging|production) ;; \
+	  *) echo "usage: make deploy ENV=staging|production ADMIN_TOKEN=<that environment's operator token>"; exit 2;; esac
+	@ADMIN_TOKEN="$(ADMIN_TOKEN)" python3 scripts/deploy.py $(ENV)
 
 fmt:
 	cargo fmt --all
@@ -127,6 +149,12 @@ geo:
 # allowed here, and it must refuse them without that flag) and a `wrangler deploy --dry-run`
 # of each environment, so a broken [env.*] fails CI before a deploy would.
 config-check: tools build
+	@python3 scripts/preflight.py --self-test
+	@# A deploy with the committed placeholders stops at the preflight, before any remote step.
+	@out=$$(ADMIN_TOKEN=x python3 scripts/deploy.py staging 2>&1) && { echo "$$out"; echo "deploy did not refuse placeholders"; exit 1; }; \
+	  if ! grep -q "REFUSED by the preflight; nothing was changed" <<<"$$out" || grep -q "==> applying" <<<"$$out"; then \
+	    echo "$$out"; echo "deploy went past a refusing preflight"; exit 1; fi; \
+	  echo "==> deploy refuses a placeholder configuration before any remote step"
 	@for env in staging production; do \
 	  python3 scripts/preflight.py $$env --offline --allow-placeholders >/dev/null \
 	    || { python3 scripts/preflight.py $$env --offline --allow-placeholders; exit 1; }; \

@@ -109,7 +109,16 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                     gate::invalidate_all(&app.env, &tokens::hashes(&db, account).await?).await?;
                     found
                 }
-                _ => return Err(ApiError::MethodNotAllowed("GET, PATCH")),
+                "DELETE" => {
+                    let hashes = tokens::hashes(&db, account).await?;
+                    if !accounts::delete(&db, account).await? {
+                        return Err(ApiError::NotFound);
+                    }
+                    // Answered once no cached record of its tokens remains.
+                    gate::invalidate_all(&app.env, &hashes).await?;
+                    return ok(&json!({"message": "Account deleted."}));
+                }
+                _ => return Err(ApiError::MethodNotAllowed("GET, PATCH, DELETE")),
             };
             ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
         }

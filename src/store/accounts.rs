@@ -143,3 +143,30 @@ pub async fn get(db: &Db, id: i64) -> Result<Option<Account>> {
     let row: Option<AccountRow> = select_first(db, get_sql(id)).await?;
     Ok(row.map(AccountRow::decode))
 }
+
+/// Everything of the account, child tables first so no foreign key is left dangling
+/// whether or not the database enforces them; the last statement answers whether the
+/// account existed.
+pub fn delete_sql(id: i64) -> Vec<Stmt> {
+    [
+        "DELETE FROM deliveries WHERE account_id = ?1",
+        "DELETE FROM webhooks WHERE account_id = ?1",
+        "DELETE FROM idempotency_keys WHERE account_id = ?1",
+        "DELETE FROM events WHERE account_id = ?1",
+        "DELETE FROM leads WHERE account_id = ?1",
+        "DELETE FROM cards WHERE account_id = ?1",
+        "DELETE FROM tokens WHERE account_id = ?1",
+        "DELETE FROM accounts WHERE id = ?1 RETURNING id",
+    ]
+    .into_iter()
+    .map(|sql| Stmt::new(sql, vec![id.into()]))
+    .collect()
+}
+
+/// Deletes the account and all its data in one transaction; `false` when there was none.
+pub async fn delete(db: &Db, id: i64) -> Result<bool> {
+    let stmts = delete_sql(id);
+    let last = stmts.len() - 1;
+    let results = super::batch(db, stmts).await?;
+    Ok(super::row_count(&results, last)? > 0)
+}

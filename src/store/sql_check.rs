@@ -352,6 +352,7 @@ fn every_statement_runs_against_the_migrated_schema() {
     feed_and_idempotency(&mut db, acc, now);
     webhooks_and_outbox(&mut db, acc, now);
     erasure_reaches_every_copy(&mut db, acc, now);
+    account_goes_with_everything(&mut db, acc);
 
     // Every statement builder of store/ ran above: a new one must be added here.
     let mut builders = BTreeSet::new();
@@ -374,6 +375,50 @@ fn every_statement_runs_against_the_migrated_schema() {
     let missing: Vec<_> = builders.difference(&db.ran).collect();
     assert!(missing.is_empty(), "statements never run here: {missing:?}");
     assert!(builders.len() >= 18, "found only {builders:?}");
+}
+
+/// Deleting an account leaves none of its rows in any table, with foreign keys enforced
+/// as D1 enforces them.
+fn account_goes_with_everything(db: &mut Db, acc: i64) {
+    db.conn
+        .execute_batch("PRAGMA foreign_keys = ON")
+        .expect("pragma");
+    let tables = [
+        ("accounts", "id"),
+        ("tokens", "account_id"),
+        ("cards", "account_id"),
+        ("leads", "account_id"),
+        ("events", "account_id"),
+        ("idempotency_keys", "account_id"),
+        ("webhooks", "account_id"),
+        ("deliveries", "account_id"),
+    ];
+    let count = |db: &Db, table: &str, col: &str| -> i64 {
+        db.conn
+            .query_row(
+                &format!("SELECT COUNT(*) FROM {table} WHERE {col} = ?1"),
+                [acc],
+                |r| r.get(0),
+            )
+            .expect("count")
+    };
+    let before: i64 = tables.iter().map(|(t, c)| count(db, t, c)).sum();
+    assert!(before > 8, "the account has rows to delete: {before}");
+    let results = db.batch("accounts::delete_sql", &accounts::delete_sql(acc));
+    assert_eq!(results.last().map(Vec::len), Some(1), "the account existed");
+    for (table, col) in tables {
+        assert_eq!(
+            count(db, table, col),
+            0,
+            "{table} keeps rows of a deleted account"
+        );
+    }
+    let again = db.batch("accounts::delete_sql", &accounts::delete_sql(acc));
+    assert_eq!(
+        again.last().map(Vec::len),
+        Some(0),
+        "a second delete finds nothing"
+    );
 }
 
 /// The sequences of an account's events, in order, with their types.

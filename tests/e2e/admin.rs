@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use crate::harness::{server, Server};
+use crate::harness::{server, Server, ALL_SCOPES};
+use crate::webhooks::post_lead;
 
 #[test]
 fn admin_requires_the_admin_token() {
@@ -147,4 +148,43 @@ fn token_validation_and_missing_resources() {
     s.admin("GET", "/accounts/999999/tokens", None)
         .assert_error(404);
     s.admin("DELETE", "/tokens/999999", None).assert_error(404);
+}
+
+#[test]
+fn deleting_an_account_removes_it_its_tokens_cards_and_pages() {
+    let s = server();
+    let t = s.tenant(&ALL_SCOPES);
+    let other = s.tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "Gone", "last_name": "Soon", "show_lead_form": true}));
+    let slug = card["slug"].as_str().unwrap().to_string();
+    assert_eq!(post_lead(s, &slug, "198.51.100.77", 1).status, 201);
+    assert_eq!(s.call("GET", &format!("/c/{slug}"), None, None).status, 200);
+
+    let r = s.admin("DELETE", &format!("/accounts/{}", t.account), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json(), json!({"message": "Account deleted."}));
+
+    // Its token is refused at once, its page is gone, the account is not found again.
+    assert_eq!(
+        t.get("/cards").assert_error(401),
+        json!({"message": "Unauthenticated."})
+    );
+    assert_eq!(s.call("GET", &format!("/c/{slug}"), None, None).status, 404);
+    s.admin("GET", &format!("/accounts/{}", t.account), None)
+        .assert_error(404);
+    s.admin("GET", &format!("/accounts/{}/tokens", t.account), None)
+        .assert_error(404);
+    s.admin("DELETE", &format!("/accounts/{}", t.account), None)
+        .assert_error(404);
+    // Nobody else's data went with it.
+    assert_eq!(other.get("/cards").status, 200);
+    assert_eq!(
+        s.admin("GET", &format!("/accounts/{}", other.account), None)
+            .status,
+        200
+    );
+
+    let r = s.admin("POST", &format!("/accounts/{}", other.account), None);
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("GET, PATCH, DELETE"));
 }

@@ -98,6 +98,17 @@ fn the_operator_api_answers_only_on_admin_hosts() {
     // The public API is unaffected.
     let r = call("GET", &format!("{}/", elsewhere.base), None, None, &[]);
     assert_eq!(r.status, 200);
+    // The smoke check says why it cannot start there.
+    let (ok, out) = smoke(&elsewhere.base, ADMIN_TOKEN);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("FAIL create account") && out.contains("ADMIN_HOSTS"),
+        "{out}"
+    );
+    assert!(
+        out.contains("==> smoke: FAILED at 'create account' (0 of 11"),
+        "{out}"
+    );
     elsewhere.stop();
     // Listed (the host the tests reach the server by), the operator API answers.
     let listed = Server::start(
@@ -114,4 +125,40 @@ fn the_operator_api_answers_only_on_admin_hosts() {
     );
     assert_eq!(r.status, 201, "{}", r.body);
     listed.stop();
+}
+
+/// Runs `scripts/smoke.py` as an operator would: whether it passed, and what it printed.
+fn smoke(base: &str, admin_token: &str) -> (bool, String) {
+    let out = std::process::Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/smoke.py"))
+        .env("BASE_URL", base)
+        .env("ADMIN_TOKEN", admin_token)
+        .env_remove("ADMIN_URL")
+        .output()
+        .expect("python3 runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+#[test]
+fn the_smoke_check_passes_against_the_local_worker_and_leaves_nothing_behind() {
+    let s = server();
+    let (ok, out) = smoke(&s.base, ADMIN_TOKEN);
+    assert!(ok, "{out}");
+    let steps: Vec<&str> = out.lines().filter(|l| l.starts_with("  ok ")).collect();
+    assert_eq!(steps.len(), 11, "{out}");
+    assert!(out.contains("==> smoke: PASSED (11 steps"), "{out}");
+    // The account it made is gone.
+    let account = out
+        .split("ms  account ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|id| id.parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("no account id in {out}"));
+    s.admin("GET", &format!("/accounts/{account}"), None)
+        .assert_error(404);
+    // A wrong operator token fails the first step, with a verdict.
+    let (ok, out) = smoke(&s.base, "not-the-admin-token");
+    assert!(!ok && out.contains("operator API answered 401"), "{out}");
 }
