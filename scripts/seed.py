@@ -7,6 +7,10 @@ colours, leads captured through the real lead form, today's views and clicks thr
 real card pages, and a year of earlier analytics in KV; then prints an API token and the
 card URLs. Uses the `make dev` server when one answers on PORT, else starts one for the
 duration. Each run adds another set of demo accounts.
+
+The tests point it elsewhere: SEED_BASE_URL (a running worker), SEED_STATE (its
+--persist-to directory), ADMIN_TOKEN (else .dev.vars), SEED_ANALYTICS_BIN (a built
+`seed-analytics` example; else `cargo run`).
 """
 import json
 import os
@@ -19,7 +23,7 @@ import urllib.error
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-STATE = os.path.join(ROOT, ".wrangler", "state")
+STATE = os.environ.get("SEED_STATE") or os.path.join(ROOT, ".wrangler", "state")
 WRANGLER = os.path.join(ROOT, "node_modules", ".bin", "wrangler")
 PORT = int(os.environ.get("PORT", "8787"))
 UAS = [
@@ -112,6 +116,8 @@ def must(status, text, want, what):
 
 
 def admin_token():
+    if os.environ.get("ADMIN_TOKEN"):
+        return os.environ["ADMIN_TOKEN"]
     try:
         for line in open(os.path.join(ROOT, ".dev.vars")):
             if line.startswith("ADMIN_TOKEN="):
@@ -174,7 +180,7 @@ def visit(base, slug, n, i):
 
 def main():
     token_admin = admin_token()
-    local = f"http://127.0.0.1:{PORT}"
+    local = os.environ.get("SEED_BASE_URL") or f"http://127.0.0.1:{PORT}"
     proc = None
     if answers(local):
         base = local
@@ -240,20 +246,23 @@ def seed(base, token_admin):
 
 def year_of_analytics(account, card_ids):
     say("==> writing a year of earlier analytics (KV counter documents)")
-    out = os.path.join(ROOT, "target", "seed-analytics.json")
+    out = os.path.join(STATE, "seed-analytics.json")
     with open(out, "w") as f:
-        subprocess.run(["cargo", "run", "--quiet", "--example", "seed-analytics", "--",
-                        str(account), *map(str, card_ids)], cwd=ROOT, stdout=f, check=True)
+        built = os.environ.get("SEED_ANALYTICS_BIN")
+        cmd = [built] if built else ["cargo", "run", "--quiet", "--example", "seed-analytics", "--"]
+        subprocess.run(cmd + [str(account), *map(str, card_ids)], cwd=ROOT, stdout=f, check=True)
     docs = len(json.load(open(out)))
+    config = os.path.join(STATE, "wrangler.toml")
+    config = ["--config", config] if os.path.exists(config) else []
     subprocess.run([WRANGLER, "kv", "bulk", "put", out, "--binding", "ANALYTICS", "--local",
-                    "--persist-to", STATE], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                    "--persist-to", STATE, *config], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
                    env={**os.environ, "CI": "true"})
     say(f"  {docs} month documents for account {account}")
 
 
 def report(made):
     e = made["enterprise"]
-    base = f"http://127.0.0.1:{PORT}"
+    base = os.environ.get("SEED_BASE_URL") or f"http://127.0.0.1:{PORT}"
     say("")
     say(f"==> seeded. Serve it with `make dev`, then (on {base}):")
     say(f"    API token of '{e['account']['name']}' (account {e['account']['id']}):")

@@ -162,3 +162,69 @@ fn the_smoke_check_passes_against_the_local_worker_and_leaves_nothing_behind() {
     let (ok, out) = smoke(&s.base, "not-the-admin-token");
     assert!(!ok && out.contains("operator API answered 401"), "{out}");
 }
+
+#[test]
+fn make_seed_fills_a_realistic_service() {
+    let s = Server::start("seed", &[("ADMIN_TOKEN", ADMIN_TOKEN)]);
+    // `make test` builds every target (`cargo test --all-targets`) before the tests run; a
+    // nested `cargo run` would wait for the lock this very test run holds.
+    let bin = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/debug/examples/seed-analytics"
+    );
+    assert!(
+        std::path::Path::new(bin).exists(),
+        "{bin} is missing: run `cargo test --all-targets` (as `make test` does)"
+    );
+    let out = std::process::Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/seed.py"))
+        .env("SEED_BASE_URL", &s.base)
+        .env("SEED_STATE", &s.state)
+        .env("ADMIN_TOKEN", ADMIN_TOKEN)
+        .env("SEED_ANALYTICS_BIN", bin)
+        .output()
+        .expect("python3 runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let token = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("dbc_"))
+        .unwrap_or_else(|| panic!("no token printed: {text}"))
+        .to_string();
+    let get = |path: &str| {
+        let r = s.call("GET", &format!("/api/v1{path}"), Some(&token), None);
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        r.json()
+    };
+    assert_eq!(get("/cards").as_object().unwrap()["meta"]["total"], 6);
+    assert_eq!(get("/leads").as_object().unwrap()["meta"]["total"], 18);
+    // A year of views: every day of the window before this month has some, and the
+    // breakdowns are filled.
+    let year = get("/analytics/views?period=365d")["data"].clone();
+    assert!(year["total_views"].as_u64().unwrap() > 10_000, "{year}");
+    let days = year["views_per_day"].as_object().unwrap();
+    assert_eq!(days.len(), 365);
+    let busy = days.values().filter(|v| v.as_u64() > Some(0)).count();
+    assert!(busy > 300, "{busy} days with views");
+    assert!(year["countries"].as_object().unwrap().len() >= 5, "{year}");
+    assert!(
+        year["referrers"]["linkedin.com"].as_u64() > Some(0),
+        "{year}"
+    );
+    let clicks = get("/analytics/clicks?period=90d")["data"].clone();
+    assert!(clicks["total_clicks"].as_u64() > Some(100), "{clicks}");
+    // Every card URL printed opens.
+    let pages: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().split_whitespace().next())
+        .filter(|w| w.contains("/c/"))
+        .collect();
+    assert_eq!(pages.len(), 10, "{text}");
+    for page in pages {
+        let path = &page[page.find("/c/").unwrap()..];
+        assert_eq!(s.call("GET", path, None, None).status, 200, "{path}");
+    }
+    s.stop();
+}
