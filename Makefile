@@ -169,6 +169,8 @@ config-check: tools build
 test: tools lint build .venv/stamp
 	@$(MAKE) --no-print-directory config-check
 	@echo "==> unit and end-to-end tests"
+	@# The seed test runs the built example: a nested `cargo run` would wait on this run's lock.
+	@cargo build --quiet --example seed-analytics
 	@cargo test --all-targets -- --test-threads=4
 	@$(MAKE) --no-print-directory contract
 

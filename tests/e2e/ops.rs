@@ -166,15 +166,15 @@ fn the_smoke_check_passes_against_the_local_worker_and_leaves_nothing_behind() {
 #[test]
 fn make_seed_fills_a_realistic_service() {
     let s = Server::start("seed", &[("ADMIN_TOKEN", ADMIN_TOKEN)]);
-    // `make test` builds every target (`cargo test --all-targets`) before the tests run; a
-    // nested `cargo run` would wait for the lock this very test run holds.
+    // `make test` builds the example before the tests run; a nested `cargo run` would
+    // wait for the lock this very test run holds.
     let bin = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/target/debug/examples/seed-analytics"
     );
     assert!(
         std::path::Path::new(bin).exists(),
-        "{bin} is missing: run `cargo test --all-targets` (as `make test` does)"
+        "{bin} is missing: run `cargo build --example seed-analytics` (as `make test` does)"
     );
     let out = std::process::Command::new("python3")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/seed.py"))
