@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::design;
 use super::input::{Field, Input, Mode};
 use super::lang::{self, DEFAULT_LANGUAGE};
 use super::lead::LeadView;
@@ -301,7 +302,12 @@ fn design_config(input: &mut Input) -> Option<Map<String, Value>> {
     match input.get(FIELD) {
         Field::Absent => None,
         Field::Null => Some(Map::new()),
-        Field::Set(Value::Object(map)) => Some(map.clone()),
+        Field::Set(Value::Object(map)) => {
+            for (field, rule) in design::validate(map) {
+                input.fail_rule(&field, rule);
+            }
+            Some(map.clone())
+        }
         // PHP cannot tell `[]` from `{}`; accept the empty array as an empty object.
         Field::Set(Value::Array(a)) if a.is_empty() => Some(Map::new()),
         Field::Set(_) => {

@@ -6,6 +6,7 @@ pub mod analytics;
 pub mod card;
 pub mod case;
 pub mod conditional;
+pub mod design;
 pub mod event;
 pub mod idempotency;
 pub mod input;

@@ -3,7 +3,7 @@
 use crate::domain::validation::Rule;
 
 /// One language's strings, indexed by [`Text`].
-pub struct Strings(&'static [&'static str; 21]);
+pub struct Strings(&'static [&'static str; 23]);
 
 #[derive(Clone, Copy)]
 pub enum Text {
@@ -28,6 +28,8 @@ pub enum Text {
     Consent,
     PrivacyPolicy,
     ConsentRequired,
+    ShowQr,
+    QrLabel,
 }
 
 impl Strings {
@@ -36,7 +38,7 @@ impl Strings {
     }
 }
 
-const EN: [&str; 21] = [
+const EN: [&str; 23] = [
     "Save contact",
     "Email",
     "Call",
@@ -58,8 +60,10 @@ const EN: [&str; 21] = [
     "I agree that my details are stored to answer my message.",
     "Privacy policy",
     "Please agree to the storage of your details to send your message.",
+    "Show QR code",
+    "QR code of this card",
 ];
-const DE: [&str; 21] = [
+const DE: [&str; 23] = [
     "Kontakt speichern",
     "E-Mail",
     "Anrufen",
@@ -81,8 +85,10 @@ const DE: [&str; 21] = [
     "Ich bin damit einverstanden, dass meine Angaben zur Beantwortung meiner Nachricht gespeichert werden.",
     "Datenschutzerklärung",
     "Bitte stimmen Sie der Speicherung Ihrer Angaben zu, um Ihre Nachricht zu senden.",
+    "QR-Code anzeigen",
+    "QR-Code dieser Karte",
 ];
-const BG: [&str; 21] = [
+const BG: [&str; 23] = [
     "Запази контакт",
     "Имейл",
     "Обаждане",
@@ -104,8 +110,10 @@ const BG: [&str; 21] = [
     "Съгласявам се данните ми да бъдат съхранявани с цел отговор на съобщението ми.",
     "Политика за поверителност",
     "Моля, дайте съгласие за съхраняването на данните ви, за да изпратите съобщението си.",
+    "Покажи QR код",
+    "QR код на тази визитка",
 ];
-const CS: [&str; 21] = [
+const CS: [&str; 23] = [
     "Uložit kontakt",
     "E-mail",
     "Zavolat",
@@ -127,8 +135,10 @@ const CS: [&str; 21] = [
     "Souhlasím s uložením svých údajů za účelem odpovědi na mou zprávu.",
     "Zásady ochrany osobních údajů",
     "Pro odeslání zprávy prosím souhlaste s uložením svých údajů.",
+    "Zobrazit QR kód",
+    "QR kód této vizitky",
 ];
-const DA: [&str; 21] = [
+const DA: [&str; 23] = [
     "Gem kontakt",
     "E-mail",
     "Ring",
@@ -150,8 +160,10 @@ const DA: [&str; 21] = [
     "Jeg accepterer, at mine oplysninger gemmes, så min besked kan besvares.",
     "Privatlivspolitik",
     "Du skal acceptere, at dine oplysninger gemmes, for at kunne sende din besked.",
+    "Vis QR-kode",
+    "QR-kode til dette kort",
 ];
-const EL: [&str; 21] = [
+const EL: [&str; 23] = [
     "Αποθήκευση επαφής",
     "Email",
     "Κλήση",
@@ -173,8 +185,10 @@ const EL: [&str; 21] = [
     "Συμφωνώ με την αποθήκευση των στοιχείων μου για την απάντηση στο μήνυμά μου.",
     "Πολιτική απορρήτου",
     "Για να στείλετε το μήνυμά σας, συμφωνήστε με την αποθήκευση των στοιχείων σας.",
+    "Εμφάνιση κωδικού QR",
+    "Κωδικός QR αυτής της κάρτας",
 ];
-const ES: [&str; 21] = [
+const ES: [&str; 23] = [
     "Guardar contacto",
     "Correo",
     "Llamar",
@@ -196,8 +210,10 @@ const ES: [&str; 21] = [
     "Acepto que mis datos se guarden para responder a mi mensaje.",
     "Política de privacidad",
     "Acepta el almacenamiento de tus datos para enviar tu mensaje.",
+    "Mostrar código QR",
+    "Código QR de esta tarjeta",
 ];
-const FR: [&str; 21] = [
+const FR: [&str; 23] = [
     "Enregistrer le contact",
     "E-mail",
     "Appeler",
@@ -219,8 +235,10 @@ const FR: [&str; 21] = [
     "J'accepte que mes données soient enregistrées pour répondre à mon message.",
     "Politique de confidentialité",
     "Veuillez accepter l'enregistrement de vos données pour envoyer votre message.",
+    "Afficher le code QR",
+    "Code QR de cette carte",
 ];
-const HR: [&str; 21] = [
+const HR: [&str; 23] = [
     "Spremi kontakt",
     "E-pošta",
     "Nazovi",
@@ -242,8 +260,10 @@ const HR: [&str; 21] = [
     "Slažem se s pohranom svojih podataka radi odgovora na moju poruku.",
     "Pravila o privatnosti",
     "Molimo prihvatite pohranu svojih podataka kako biste poslali poruku.",
+    "Prikaži QR kod",
+    "QR kod ove posjetnice",
 ];
-const HU: [&str; 21] = [
+const HU: [&str; 23] = [
     "Névjegy mentése",
     "E-mail",
     "Hívás",
@@ -265,8 +285,10 @@ const HU: [&str; 21] = [
     "Hozzájárulok, hogy adataimat üzenetem megválaszolása céljából tárolják.",
     "Adatvédelmi tájékoztató",
     "Kérjük, járuljon hozzá adatai tárolásához az üzenet elküldéséhez.",
+    "QR-kód megjelenítése",
+    "A névjegy QR-kódja",
 ];
-const IT: [&str; 21] = [
+const IT: [&str; 23] = [
     "Salva contatto",
     "Email",
     "Chiama",
@@ -288,8 +310,10 @@ const IT: [&str; 21] = [
     "Acconsento alla conservazione dei miei dati per rispondere al mio messaggio.",
     "Informativa sulla privacy",
     "Per inviare il messaggio, acconsenti alla conservazione dei tuoi dati.",
+    "Mostra codice QR",
+    "Codice QR di questo biglietto",
 ];
-const NL: [&str; 21] = [
+const NL: [&str; 23] = [
     "Contact opslaan",
     "E-mail",
     "Bellen",
@@ -311,8 +335,10 @@ const NL: [&str; 21] = [
     "Ik ga ermee akkoord dat mijn gegevens worden opgeslagen om mijn bericht te beantwoorden.",
     "Privacybeleid",
     "Ga akkoord met het opslaan van je gegevens om je bericht te versturen.",
+    "QR-code tonen",
+    "QR-code van dit visitekaartje",
 ];
-const PL: [&str; 21] = [
+const PL: [&str; 23] = [
     "Zapisz kontakt",
     "E-mail",
     "Zadzwoń",
@@ -334,8 +360,10 @@ const PL: [&str; 21] = [
     "Wyrażam zgodę na przechowywanie moich danych w celu odpowiedzi na moją wiadomość.",
     "Polityka prywatności",
     "Aby wysłać wiadomość, wyraź zgodę na przechowywanie swoich danych.",
+    "Pokaż kod QR",
+    "Kod QR tej wizytówki",
 ];
-const PT: [&str; 21] = [
+const PT: [&str; 23] = [
     "Adicionar aos contactos",
     "E-mail",
     "Ligar",
@@ -357,8 +385,10 @@ const PT: [&str; 21] = [
     "Aceito que os meus dados sejam guardados para responder à minha mensagem.",
     "Política de privacidade",
     "Aceite o armazenamento dos seus dados para enviar a sua mensagem.",
+    "Mostrar o código QR",
+    "Código QR deste cartão",
 ];
-const RO: [&str; 21] = [
+const RO: [&str; 23] = [
     "Salvează contactul",
     "E-mail",
     "Sună",
@@ -380,8 +410,10 @@ const RO: [&str; 21] = [
     "Sunt de acord ca datele mele să fie stocate pentru a primi răspuns la mesajul meu.",
     "Politica de confidențialitate",
     "Pentru a trimite mesajul, te rugăm să fii de acord cu stocarea datelor tale.",
+    "Afișează codul QR",
+    "Codul QR al acestei cărți de vizită",
 ];
-const SK: [&str; 21] = [
+const SK: [&str; 23] = [
     "Uložiť kontakt",
     "E-mail",
     "Zavolať",
@@ -403,8 +435,10 @@ const SK: [&str; 21] = [
     "Súhlasím s uložením svojich údajov na účely odpovede na moju správu.",
     "Zásady ochrany osobných údajov",
     "Na odoslanie správy prosím súhlaste s uložením svojich údajov.",
+    "Zobraziť QR kód",
+    "QR kód tejto vizitky",
 ];
-const SL: [&str; 21] = [
+const SL: [&str; 23] = [
     "Shrani stik",
     "E-pošta",
     "Pokliči",
@@ -426,8 +460,10 @@ const SL: [&str; 21] = [
     "Strinjam se s shranjevanjem svojih podatkov za odgovor na moje sporočilo.",
     "Politika zasebnosti",
     "Če želite poslati sporočilo, se strinjajte s shranjevanjem svojih podatkov.",
+    "Prikaži kodo QR",
+    "Koda QR te vizitke",
 ];
-const SV: [&str; 21] = [
+const SV: [&str; 23] = [
     "Spara kontakt",
     "E-post",
     "Ring",
@@ -449,8 +485,10 @@ const SV: [&str; 21] = [
     "Jag godkänner att mina uppgifter sparas så att mitt meddelande kan besvaras.",
     "Integritetspolicy",
     "Godkänn att dina uppgifter sparas för att skicka ditt meddelande.",
+    "Visa QR-kod",
+    "QR-kod för detta kort",
 ];
-const UK: [&str; 21] = [
+const UK: [&str; 23] = [
     "Зберегти контакт",
     "Email",
     "Зателефонувати",
@@ -472,6 +510,8 @@ const UK: [&str; 21] = [
     "Я погоджуюся на зберігання моїх даних для відповіді на моє повідомлення.",
     "Політика конфіденційності",
     "Щоб надіслати повідомлення, погодьтеся на зберігання своїх даних.",
+    "Показати QR-код",
+    "QR-код цієї візитки",
 ];
 
 /// Lead-form validation messages, one template per [`form_error`] rule in the order
@@ -615,7 +655,7 @@ const UK_FORM: FormErrors = [
 ];
 
 /// A language's UI strings and lead-form messages; English for anything else.
-fn tables(lang: &str) -> (&'static [&'static str; 21], &'static FormErrors) {
+fn tables(lang: &str) -> (&'static [&'static str; 23], &'static FormErrors) {
     match lang {
         "de" => (&DE, &DE_FORM),
         "bg" => (&BG, &BG_FORM),
@@ -716,6 +756,8 @@ mod tests {
             Text::Consent,
             Text::PrivacyPolicy,
             Text::ConsentRequired,
+            Text::ShowQr,
+            Text::QrLabel,
         ] {
             let mut seen = std::collections::HashSet::new();
             for lang in LANGUAGES {

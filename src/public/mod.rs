@@ -33,10 +33,14 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'
                    form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 fn headers(content_type: &str) -> Headers {
+    headers_with(content_type, CSP)
+}
+
+fn headers_with(content_type: &str, csp: &str) -> Headers {
     let h = Headers::new();
     for (k, v) in [
         ("Content-Type", content_type),
-        ("Content-Security-Policy", CSP),
+        ("Content-Security-Policy", csp),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "strict-origin-when-cross-origin"),
         ("Cache-Control", "no-store"),
@@ -44,6 +48,22 @@ fn headers(content_type: &str) -> Headers {
         let _ = h.set(k, v);
     }
     h
+}
+
+/// A card page: its CSP admits images from exactly the origins its design names.
+fn card_html(status: u16, page: page::Rendered) -> Response {
+    let csp = if page.image_origins.is_empty() {
+        CSP.to_string()
+    } else {
+        CSP.replace(
+            "img-src 'self' data:",
+            &format!("img-src 'self' data: {}", page.image_origins.join(" ")),
+        )
+    };
+    Response::builder()
+        .with_status(status)
+        .with_headers(headers_with("text/html; charset=utf-8", &csp))
+        .fixed(page.html.into_bytes())
 }
 
 fn html(status: u16, body: String) -> Response {
@@ -140,7 +160,7 @@ async fn serve(
             if !sent {
                 tracking::record_view(app, card.account_id, card.id, &req);
             }
-            Ok(html(
+            Ok(card_html(
                 200,
                 page::card_page(
                     &card,
@@ -318,7 +338,7 @@ async fn lead(
                 Form::Invalid(&form),
                 privacy.as_deref(),
             );
-            return Ok(html(422, page));
+            return Ok(card_html(422, page));
         }
     };
     let verdict = admit(app, &req, card.id).await;

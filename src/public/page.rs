@@ -7,23 +7,58 @@ use super::html::Html;
 use super::i18n::{form_error, strings, Strings, Text};
 use super::links::social_url;
 use crate::domain::card::{Card, SocialLink};
+use crate::domain::design::{
+    readable_on, text_on, ButtonStyle, Design, Font, Rgb, Template, Theme,
+};
 use crate::domain::validation::FieldErrors;
 
-const STYLE: &str = "*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,\
-Segoe UI,Roboto,sans-serif;background:#f3f4f6;color:#111827}main{max-width:28rem;margin:0 auto;\
-padding:1.5rem 1rem}.card{background:#fff;border-radius:1rem;padding:1.5rem;box-shadow:0 1px 3px \
-#0002}h1{font-size:1.5rem;margin:0}.role{color:#4b5563;margin:.25rem 0 0}.tagline{font-style:italic}\
-.actions{display:grid;grid-template-columns:1fr 1fr;gap:.5rem;margin:1rem 0}.actions a,.save,button\
-{display:block;text-align:center;padding:.7rem;border-radius:.6rem;background:#111827;color:#fff;\
-text-decoration:none;border:0;font:inherit;width:100%}.actions a{background:#e5e7eb;color:#111827}\
-.social{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}.social a{color:#1d4ed8}\
-form{margin-top:1.5rem}label{display:block;margin:.6rem 0 .2rem;font-weight:600}input,textarea\
-{width:100%;padding:.6rem;border:1px solid #d1d5db;border-radius:.5rem;font:inherit}.err{color:#b91c1c;\
-margin:.2rem 0}.hp{position:absolute;left:-10000px}footer{text-align:center;color:#6b7280;\
-font-size:.8rem;margin-top:1rem}.ok{font-size:1.2rem}.notice{background:#ecfdf5;color:#065f46;border-radius:.6rem;\
-padding:.75rem 1rem;margin:0 0 1rem}.consent{display:flex;gap:.5rem;align-items:flex-start;\
-margin:.8rem 0 .2rem}.consent input{width:auto;margin:.35rem 0 0}.consent label{display:inline;margin:0;\
-font-weight:400}.consent a{color:#1d4ed8}";
+/// Shared by the three templates; the theme, font and button classes on `<body>` and the
+/// per-card accent variables (see [`Look`]) do the rest. System font stacks only: the page
+/// makes no request a visitor did not ask for.
+const STYLE: &str = "*{box-sizing:border-box}body{margin:0;font:16px/1.5 var(--font);\
+background:var(--bg);color:var(--fg)}.light,.auto{--bg:#f3f4f6;--card:#fff;--fg:#111827;\
+--muted:#4b5563;--line:#d1d5db;--soft:#e5e7eb;--err:#b91c1c}.dark{--bg:#0f172a;--card:#1e293b;\
+--fg:#f1f5f9;--muted:#cbd5e1;--line:#475569;--soft:#334155;--err:#fca5a5}\
+@media(prefers-color-scheme:dark){.auto{--bg:#0f172a;--card:#1e293b;--fg:#f1f5f9;\
+--muted:#cbd5e1;--line:#475569;--soft:#334155;--err:#fca5a5}}\
+.f-system{--font:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}\
+.f-serif{--font:ui-serif,Georgia,Cambria,'Times New Roman',serif}\
+.f-rounded{--font:ui-rounded,'SF Pro Rounded','Arial Rounded MT',Quicksand,system-ui,sans-serif}\
+main{max-width:30rem;margin:0 auto;padding:1.5rem 1rem}a{color:var(--link)}\
+.card{background:var(--card);border-radius:1rem;padding:1.5rem;box-shadow:0 1px 3px #0003;\
+overflow:hidden}h1{font-size:1.6rem;line-height:1.2;margin:0}h2{font-size:1.15rem}\
+.role{color:var(--muted);margin:.25rem 0 0}.tagline{font-style:italic;margin:.5rem 0 0}\
+.avatar{display:block;border-radius:50%;object-fit:cover;background:var(--soft)}\
+.logo{display:block;height:2rem;width:auto;max-width:10rem;object-fit:contain;margin-top:.75rem}\
+.cover,.band{display:block;width:calc(100% + 3rem);height:8rem;margin:-1.5rem -1.5rem 1rem;\
+object-fit:cover}.band{background:linear-gradient(135deg,var(--accent),var(--soft))}\
+.actions{display:grid;grid-template-columns:1fr 1fr;gap:.5rem;margin:1.25rem 0}\
+.actions a,.save,button{display:block;text-align:center;padding:.7rem;border-radius:.6rem;\
+text-decoration:none;font:inherit;font-weight:600;width:100%;cursor:pointer;\
+background:var(--accent);color:var(--on);border:2px solid var(--accent)}\
+.outline .actions a{background:transparent;color:var(--link);border-color:var(--link)}\
+.social{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem 1rem}\
+.qr{margin:1rem 0;text-align:center}.qr summary{cursor:pointer;color:var(--link);font-weight:600}\
+.qr svg{display:block;width:100%;max-width:16rem;margin:.75rem auto 0;border-radius:.5rem}\
+form{margin-top:1.5rem}label{display:block;margin:.6rem 0 .2rem;font-weight:600}\
+input,textarea{width:100%;padding:.6rem;border:1px solid var(--line);border-radius:.5rem;\
+font:inherit;background:var(--card);color:var(--fg)}.err{color:var(--err);margin:.2rem 0}\
+.hp{position:absolute;left:-10000px}footer{text-align:center;color:var(--muted);\
+font-size:.85rem;margin-top:1rem}.ok{font-size:1.2rem}.notice{background:#ecfdf5;\
+color:#065f46;border-radius:.6rem;padding:.75rem 1rem;margin:0 0 1rem}.consent{display:flex;\
+gap:.5rem;align-items:flex-start;margin:.8rem 0 .2rem}.consent input{width:auto;margin:.35rem 0 0}\
+.consent label{display:inline;margin:0;font-weight:400}\
+.t-classic .who{text-align:center}.t-classic .avatar,.t-classic .logo{margin-left:auto;\
+margin-right:auto}.t-classic .avatar{margin-bottom:.75rem}\
+.t-modern .avatar{margin:-3.5rem 0 .75rem;border:4px solid \
+var(--card)}.t-modern h1{font-size:1.9rem}.t-modern .actions{grid-template-columns:1fr}\
+.t-modern .actions a{text-align:left;padding:.75rem 1rem}\
+.t-minimal .card{background:none;box-shadow:none;padding:.5rem 0}.t-minimal .cover{width:100%;\
+margin:0 0 1.5rem;border-radius:.75rem}.t-minimal .band{display:none}.t-minimal h1{font-size:2.2rem;\
+letter-spacing:-.02em}.t-minimal .avatar{border-radius:.75rem;margin-bottom:1rem}\
+.t-minimal .actions{display:block;border-top:1px solid var(--line)}.t-minimal .actions a{\
+background:none;border:0;border-bottom:1px solid var(--line);border-radius:0;color:var(--link);\
+text-align:left;padding:.85rem 0}.t-minimal .actions a::after{content:' \\2192';float:right}";
 
 /// Hidden from people, filled in by form-spamming bots.
 const HONEYPOT: &str = "<div class=\"hp\" aria-hidden=\"true\"><label for=\"company_website\">\
@@ -60,6 +95,9 @@ struct Shown {
     social: Vec<(&'static str, String)>,
     lead_form: bool,
     branding: bool,
+    company: Option<String>,
+    template: Template,
+    design: Design,
 }
 
 impl Shown {
@@ -111,6 +149,11 @@ impl Shown {
             social: social(&card.social_links()),
             lead_form: card.show_lead_form,
             branding: card.show_branding,
+            company: card.company.clone().filter(|c| filled(c)),
+            template: Template::of(card.template_id.as_deref()),
+            design: serde_json::from_str(card.design_config.get())
+                .map(|config: Value| Design::read(&config))
+                .unwrap_or_default(),
         }
     }
 }
@@ -173,6 +216,73 @@ fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
     shown
 }
 
+/// The default accent: a blue that reads on white.
+const DEFAULT_ACCENT: Rgb = Rgb(0x25, 0x63, 0xeb);
+const LIGHT_SURFACES: [Rgb; 2] = [Rgb(0xff, 0xff, 0xff), Rgb(0xf3, 0xf4, 0xf6)];
+const DARK_SURFACES: [Rgb; 2] = [Rgb(0x1e, 0x29, 0x3b), Rgb(0x0f, 0x17, 0x2a)];
+
+/// How a page looks: the classes on `<body>` and the accent's CSS variables, whose text
+/// colours are chosen so that every accent reads at 4.5:1 (WCAG AA) in every theme.
+struct Look {
+    classes: String,
+    vars: String,
+}
+
+impl Look {
+    fn of(template: Template, d: &Design) -> Look {
+        let theme = match d.theme {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+            Theme::Auto => "auto",
+        };
+        let font = match d.font {
+            Font::System => "f-system",
+            Font::Serif => "f-serif",
+            Font::Rounded => "f-rounded",
+        };
+        let button = match d.button_style {
+            ButtonStyle::Filled => "",
+            ButtonStyle::Outline => " outline",
+        };
+        let accent = d.accent.unwrap_or(DEFAULT_ACCENT);
+        let link = |surfaces: &[Rgb]| readable_on(accent, surfaces).hex();
+        let base = format!(
+            "body{{--accent:{};--on:{};--link:{}}}",
+            accent.hex(),
+            text_on(accent).hex(),
+            link(if d.theme == Theme::Dark {
+                &DARK_SURFACES
+            } else {
+                &LIGHT_SURFACES
+            })
+        );
+        let vars = if d.theme == Theme::Auto {
+            format!(
+                "{base}@media(prefers-color-scheme:dark){{body{{--link:{}}}}}",
+                link(&DARK_SURFACES)
+            )
+        } else {
+            base
+        };
+        Look {
+            classes: format!("t-{} {theme} {font}{button}", template.as_str()),
+            vars,
+        }
+    }
+}
+
+/// The sharing metadata and robots line of a page.
+struct Meta<'a> {
+    title: &'a str,
+    description: &'a str,
+    url: &'a str,
+    index: bool,
+    /// `og:image`: the cover, else the avatar.
+    image: Option<&'a str>,
+    /// A cover shares as a large picture.
+    large_image: bool,
+}
+
 /// The state of the lead form on a card page.
 #[derive(Debug, Clone, Copy)]
 pub enum Form<'a> {
@@ -184,6 +294,12 @@ pub enum Form<'a> {
     Invalid(&'a FormState),
 }
 
+/// A rendered card page and the image origins its CSP must admit.
+pub struct Rendered {
+    pub html: String,
+    pub image_origins: Vec<String>,
+}
+
 /// The card page. `src` is carried into the lead form so leads keep their source; with
 /// the account's `privacy` policy URL the form asks for consent (extensions.md 8).
 pub fn card_page(
@@ -193,18 +309,25 @@ pub fn card_page(
     src: Option<&str>,
     form: Form<'_>,
     privacy: Option<&str>,
-) -> String {
+) -> Rendered {
     let v = Shown::of(card, lang);
     let s = strings(lang);
-    let mut h = Html::with_capacity(4096);
-    head(
-        &mut h,
-        lang,
-        &v.title,
-        &v.description,
-        public_url,
-        v.indexable,
-    );
+    let mut h = Html::with_capacity(8192);
+    let description = if v.description.is_empty() {
+        v.role.as_deref().unwrap_or(&v.name)
+    } else {
+        &v.description
+    };
+    let d = &v.design;
+    let meta = Meta {
+        title: &v.title,
+        description,
+        url: public_url,
+        index: v.indexable,
+        image: d.cover_url.as_deref().or(d.avatar_url.as_deref()),
+        large_image: d.cover_url.is_some(),
+    };
+    head(&mut h, lang, &meta, &Look::of(v.template, d));
     if let Form::Sent = form {
         h.element(
             "p",
@@ -222,6 +345,14 @@ pub fn card_page(
         &[("class", "save"), ("href", &format!("{}/vcard", v.base))],
         s.get(Text::SaveContact),
     );
+    // Face to face, a phone camera is quicker than spelling a link; no script needed.
+    if let Some(svg) = qr_markup(public_url, s.get(Text::QrLabel)) {
+        h.raw("<details class=\"qr\"><summary>")
+            .text(s.get(Text::ShowQr))
+            .raw("</summary>")
+            .append(&svg)
+            .raw("</details>");
+    }
     if v.lead_form {
         let empty = FormState::default();
         let state = match form {
@@ -232,14 +363,35 @@ pub fn card_page(
     }
     h.raw("</article>");
     footer(&mut h, v.branding.then_some(&s));
-    h.into_string()
+    Rendered {
+        html: h.into_string(),
+        image_origins: d.image_origins(),
+    }
+}
+
+/// Until the QR module lands.
+fn qr_markup(_public_url: &str, _label: &str) -> Option<Html> {
+    None
 }
 
 /// A short page with one message: the thank-you page and the 404 page.
 pub fn message_page(lang: &str, title: &str, text: Text, branding: bool) -> String {
     let s = strings(lang);
-    let mut h = Html::with_capacity(2048);
-    head(&mut h, lang, title, "", "", false);
+    let mut h = Html::with_capacity(4096);
+    let meta = Meta {
+        title,
+        description: s.get(text),
+        url: "",
+        index: false,
+        image: None,
+        large_image: false,
+    };
+    head(
+        &mut h,
+        lang,
+        &meta,
+        &Look::of(Template::Classic, &Design::default()),
+    );
     h.raw("<article class=\"card\">")
         .element("p", &[("class", "ok")], s.get(text))
         .raw("</article>");
@@ -247,36 +399,90 @@ pub fn message_page(lang: &str, title: &str, text: Text, branding: bool) -> Stri
     h.into_string()
 }
 
-/// Everything up to `<main>`; `description` and `url` are left out when empty.
-fn head(h: &mut Html, lang: &str, title: &str, description: &str, url: &str, index: bool) {
+/// Everything up to `<main>`; `og:url` and `og:image` are left out when there is none.
+fn head(h: &mut Html, lang: &str, m: &Meta, look: &Look) {
     h.raw("<!doctype html>")
         .open("html", &[("lang", lang)])
         .raw(
             "<head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">",
         )
-        .element("title", &[], title);
-    if !description.is_empty() {
-        h.open("meta", &[("name", "description"), ("content", description)])
-            .open(
-                "meta",
-                &[("property", "og:description"), ("content", description)],
-            );
-    }
-    h.open("meta", &[("property", "og:title"), ("content", title)])
+        .element("title", &[], m.title)
+        .open(
+            "meta",
+            &[("name", "description"), ("content", m.description)],
+        )
+        .open("meta", &[("property", "og:title"), ("content", m.title)])
+        .open(
+            "meta",
+            &[("property", "og:description"), ("content", m.description)],
+        )
         .raw("<meta property=\"og:type\" content=\"profile\">");
-    if !url.is_empty() {
-        h.open("meta", &[("property", "og:url"), ("content", url)]);
+    if !m.url.is_empty() {
+        h.open("meta", &[("property", "og:url"), ("content", m.url)]);
     }
-    if !index {
+    if let Some(image) = m.image {
+        h.open("meta", &[("property", "og:image"), ("content", image)]);
+    }
+    let card = if m.large_image {
+        "summary_large_image"
+    } else {
+        "summary"
+    };
+    h.open("meta", &[("name", "twitter:card"), ("content", card)]);
+    if !m.index {
         h.raw("<meta name=\"robots\" content=\"noindex\">");
     }
+    // The variables hold only colours this module formats (`#rrggbb`).
     h.raw("<style>")
         .raw(STYLE)
-        .raw("</style></head><body><main>");
+        .text(&look.vars)
+        .raw("</style></head>")
+        .open("body", &[("class", &look.classes)])
+        .raw("<main>");
 }
 
 fn header(h: &mut Html, v: &Shown) {
+    let d = &v.design;
+    match (&d.cover_url, v.template) {
+        (Some(cover), _) => {
+            h.open(
+                "img",
+                &[
+                    ("class", "cover"),
+                    ("src", cover),
+                    ("alt", ""),
+                    ("width", "480"),
+                    ("height", "128"),
+                    ("loading", "lazy"),
+                    ("decoding", "async"),
+                ],
+            );
+        }
+        (None, Template::Modern) => {
+            h.raw("<div class=\"band\"></div>");
+        }
+        (None, _) => {}
+    }
+    h.raw("<header class=\"who\">");
+    if let Some(avatar) = &d.avatar_url {
+        let size = match v.template {
+            Template::Minimal => "72",
+            _ => "104",
+        };
+        h.open(
+            "img",
+            &[
+                ("class", "avatar"),
+                ("src", avatar),
+                ("alt", &v.name),
+                ("width", size),
+                ("height", size),
+                ("loading", "lazy"),
+                ("decoding", "async"),
+            ],
+        );
+    }
     h.element("h1", &[], &v.name);
     if let Some(role) = &v.role {
         h.element("p", &[("class", "role")], role);
@@ -284,6 +490,21 @@ fn header(h: &mut Html, v: &Shown) {
     if let Some(tagline) = &v.tagline {
         h.element("p", &[("class", "tagline")], tagline);
     }
+    if let Some(logo) = &d.logo_url {
+        let alt = format!("{} logo", v.company.as_deref().unwrap_or(&v.name));
+        h.open(
+            "img",
+            &[
+                ("class", "logo"),
+                ("src", logo),
+                ("alt", &alt),
+                ("height", "32"),
+                ("loading", "lazy"),
+                ("decoding", "async"),
+            ],
+        );
+    }
+    h.raw("</header>");
 }
 
 /// Buttons go through `/go/{kind}` so clicks are counted and targets stay server-side.
@@ -464,7 +685,8 @@ mod tests {
             Some(HOSTILE),
             Form::Invalid(&form),
             Some(HOSTILE),
-        );
+        )
+        .html;
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
         assert!(html.contains("&lt;script&gt;"));
@@ -475,7 +697,7 @@ mod tests {
     fn lang_slug_and_message_title_are_escaped_too() {
         let mut c = card("[{\"platform\":\"x\",\"url\":\"a\"}]");
         c.slug = HOSTILE.into();
-        let html = card_page(&c, HOSTILE, "u", None, Form::Blank, None);
+        let html = card_page(&c, HOSTILE, "u", None, Form::Blank, None).html;
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
         assert!(html.contains("<html lang=\"&lt;script&gt;"));
@@ -488,7 +710,7 @@ mod tests {
     #[test]
     fn form_branding_and_robots_follow_the_card() {
         let mut c = card("[]");
-        let html = card_page(&c, "de", "u", None, Form::Blank, None);
+        let html = card_page(&c, "de", "u", None, Form::Blank, None).html;
         assert!(!html.contains("name=\"consent\""), "no policy, no checkbox");
         assert!(html.contains("<html lang=\"de\">"));
         assert!(html.contains("Kontakt speichern"));
@@ -498,7 +720,7 @@ mod tests {
         c.show_lead_form = false;
         c.show_branding = false;
         c.seo_indexable = false;
-        let html = card_page(&c, "en", "u", None, Form::Blank, None);
+        let html = card_page(&c, "en", "u", None, Form::Blank, None).html;
         assert!(!html.contains("<form"));
         assert!(!html.contains("<footer>"));
         assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
@@ -510,8 +732,12 @@ mod tests {
         c.bio = Some("Hello".into());
         c.translations =
             serde_json::value::RawValue::from_string(r#"{"fr":{"bio":"Bonjour"}}"#.into()).unwrap();
-        assert!(card_page(&c, "fr", "u", None, Form::Blank, None).contains("Bonjour"));
-        assert!(card_page(&c, "en", "u", None, Form::Blank, None).contains("Hello"));
+        assert!(card_page(&c, "fr", "u", None, Form::Blank, None)
+            .html
+            .contains("Bonjour"));
+        assert!(card_page(&c, "en", "u", None, Form::Blank, None)
+            .html
+            .contains("Hello"));
     }
 
     /// The whole page of a rich card with a failed lead post, as the renderer before `Html`
@@ -550,19 +776,23 @@ mod tests {
             r#"<meta name="viewport" content="width=device-width,initial-scale=1">"#,
             r#"<title>Ada &quot;L&quot;</title>"#,
             r#"<meta name="description" content="Ingenieurin">"#,
-            r#"<meta property="og:description" content="Ingenieurin">"#,
             r#"<meta property="og:title" content="Ada &quot;L&quot;">"#,
+            r#"<meta property="og:description" content="Ingenieurin">"#,
             r#"<meta property="og:type" content="profile">"#,
             r#"<meta property="og:url" content="https://x.example/c/ada-l">"#,
+            r#"<meta name="twitter:card" content="summary">"#,
             r#"<style>"#,
             STYLE,
+            r#"body{--accent:#2563eb;--on:#ffffff;--link:#2563eb}"#,
             r#"</style>"#,
             r#"</head>"#,
-            r#"<body>"#,
+            r#"<body class="t-classic light f-system">"#,
             r#"<main>"#,
             r#"<article class="card">"#,
+            r#"<header class="who">"#,
             r#"<h1>Ada &lt;b&gt; L</h1>"#,
             r#"<p class="role">Ingenieurin · O&#39;Neill &amp; Co</p>"#,
+            r#"</header>"#,
             r#"<nav class="actions">"#,
             r#"<a href="/c/ada-l/go/email" rel="nofollow">E-Mail</a>"#,
             r#"<a href="/c/ada-l/go/phone" rel="nofollow">Anrufen</a>"#,
@@ -611,7 +841,8 @@ mod tests {
             Some("qr"),
             Form::Invalid(&form),
             None,
-        );
+        )
+        .html;
         assert_eq!(html, expected);
     }
 
@@ -625,7 +856,8 @@ mod tests {
             None,
             Form::Blank,
             Some("https://acme.example/privacy"),
-        );
+        )
+        .html;
         assert!(html.contains(
             "<input type=\"checkbox\" id=\"consent\" name=\"consent\" value=\"1\" required=\"required\">"
         ));
@@ -646,7 +878,152 @@ mod tests {
             None,
             Form::Invalid(&form),
             Some("https://acme.example/privacy"),
-        );
+        )
+        .html;
         assert!(html.contains(strings("de").get(Text::ConsentRequired)));
+    }
+
+    fn designed(template: Option<&str>, config: &str) -> Card {
+        let mut c = card("[]");
+        c.template_id = template.map(str::to_string);
+        c.design_config = serde_json::value::RawValue::from_string(config.into()).unwrap();
+        c
+    }
+
+    #[test]
+    fn templates_themes_fonts_and_buttons_become_body_classes() {
+        for (template, config, classes) in [
+            (None, "{}", "t-classic light f-system"),
+            (Some("unknown"), "{}", "t-classic light f-system"),
+            (
+                Some("modern"),
+                r#"{"theme":"dark","font":"serif"}"#,
+                "t-modern dark f-serif",
+            ),
+            (
+                Some("minimal"),
+                r#"{"theme":"auto","font":"rounded","button_style":"outline"}"#,
+                "t-minimal auto f-rounded outline",
+            ),
+            // A stored value of the wrong shape is ignored, not fatal.
+            (
+                Some("classic"),
+                r#"{"theme":5,"font":"comic"}"#,
+                "t-classic light f-system",
+            ),
+        ] {
+            let page = card_page(
+                &designed(template, config),
+                "en",
+                "u",
+                None,
+                Form::Blank,
+                None,
+            );
+            assert!(
+                page.html.contains(&format!("<body class=\"{classes}\">")),
+                "{template:?} {config}"
+            );
+        }
+        // Only modern draws a band where there is no cover.
+        let modern = card_page(
+            &designed(Some("modern"), "{}"),
+            "en",
+            "u",
+            None,
+            Form::Blank,
+            None,
+        );
+        assert!(modern.html.contains("<div class=\"band\"></div>"));
+        let classic = card_page(&designed(None, "{}"), "en", "u", None, Form::Blank, None);
+        assert!(!classic.html.contains("class=\"band\""));
+    }
+
+    #[test]
+    fn accent_colours_stay_readable() {
+        // A pale yellow accent: black text on it, and links darkened until they read on white.
+        let page = card_page(
+            &designed(None, r##"{"accent_color":"#ffeb3b"}"##),
+            "en",
+            "u",
+            None,
+            Form::Blank,
+            None,
+        );
+        let vars = page.html.split("body{--accent:").nth(1).unwrap();
+        assert!(vars.starts_with("#ffeb3b;--on:#000000;--link:#"), "{vars}");
+        let link = &vars["#ffeb3b;--on:#000000;--link:".len()..][..7];
+        let c = crate::domain::design::contrast(Rgb::parse(link).unwrap(), Rgb::WHITE);
+        assert!(c >= 4.5, "{link}: {c}");
+        // Auto theme: a second link colour for dark mode.
+        let page = card_page(
+            &designed(None, r##"{"accent_color":"#1e3a8a","theme":"auto"}"##),
+            "en",
+            "u",
+            None,
+            Form::Blank,
+            None,
+        );
+        assert!(page
+            .html
+            .contains("@media(prefers-color-scheme:dark){body{--link:#"));
+    }
+
+    #[test]
+    fn images_are_sized_lazy_described_and_shared() {
+        let page = card_page(
+            &designed(
+                Some("modern"),
+                r#"{"avatar_url":"https://img.example/a.jpg","logo_url":"https://cdn.example/l.svg",
+                    "cover_url":"https://img.example/c.jpg"}"#,
+            ),
+            "en",
+            "https://x.example/c/ada",
+            None,
+            Form::Blank,
+            None,
+        );
+        let html = &page.html;
+        assert!(html.contains(
+            "<img class=\"avatar\" src=\"https://img.example/a.jpg\" alt=\"Ada L\" \
+             width=\"104\" height=\"104\" loading=\"lazy\" decoding=\"async\">"
+        ));
+        assert!(html.contains("<img class=\"cover\" src=\"https://img.example/c.jpg\" alt=\"\""));
+        assert!(html.contains("class=\"logo\" src=\"https://cdn.example/l.svg\" alt=\""));
+        assert!(
+            !html.contains("class=\"band\""),
+            "a cover replaces the band"
+        );
+        assert!(html.contains("<meta property=\"og:image\" content=\"https://img.example/c.jpg\">"));
+        assert!(html.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"));
+        assert_eq!(
+            page.image_origins,
+            vec![
+                "https://img.example".to_string(),
+                "https://cdn.example".to_string()
+            ]
+        );
+        // Avatar only: it is the shared image, as a small card.
+        let page = card_page(
+            &designed(None, r#"{"avatar_url":"https://img.example/a.jpg"}"#),
+            "en",
+            "u",
+            None,
+            Form::Blank,
+            None,
+        );
+        assert!(page
+            .html
+            .contains("<meta property=\"og:image\" content=\"https://img.example/a.jpg\">"));
+        assert!(page
+            .html
+            .contains("<meta name=\"twitter:card\" content=\"summary\">"));
+        // Nothing set: no og:image, yet a description and a twitter card all the same.
+        let page = card_page(&designed(None, "{}"), "en", "u", None, Form::Blank, None);
+        assert!(!page.html.contains("og:image"));
+        assert!(page
+            .html
+            .contains("<meta property=\"og:description\" content=\""));
+        assert!(page.html.contains("twitter:card"));
     }
 }
