@@ -23,6 +23,8 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/
 
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
+# vCard parser of the e2e tests (tests/e2e/public.rs reads both vCard versions with it).
+VOBJECT_VERSION := 0.9.9
 
 .PHONY: help tools build dev seed smoke deploy test unit lint fmt migrate-local contract config-check bench geo clean
 
@@ -124,12 +126,13 @@ unit:
 	@echo "==> unit tests (native)"
 	@cargo test --quiet --lib --test layers
 
-# Python tools of the contract check, pinned, in a project-local virtualenv.
+# Python tools of the contract check and the e2e tests, pinned, in a project-local virtualenv.
 .venv/stamp: Makefile
-	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION) and openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) into .venv"
+	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) and vobject $(VOBJECT_VERSION) into .venv"
 	@python3 -m venv .venv
 	@.venv/bin/pip install --quiet --disable-pip-version-check \
-	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION)
+	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION) \
+	  vobject==$(VOBJECT_VERSION)
 	@touch $@
 
 # openapi.json validated, then schemathesis drives the running worker with it.

@@ -15,6 +15,7 @@ pub mod lead;
 pub mod pagination;
 pub mod plan;
 pub mod principal;
+pub mod qr;
 pub mod ratelimit;
 pub mod signing;
 pub mod slug;

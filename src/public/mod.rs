@@ -5,6 +5,7 @@ pub mod html;
 pub mod i18n;
 pub mod links;
 pub mod page;
+pub mod qr;
 pub mod tracking;
 pub mod vcard;
 
@@ -20,6 +21,7 @@ use crate::domain::validation::FieldErrors;
 use crate::domain::weburl::{form_pairs, parse_http};
 use crate::durable::throttle::client as throttle;
 use crate::http::body::{parse_object, MAX_BODY_BYTES};
+use crate::http::edge::conditional;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{client_address, method, query};
 use crate::http::response::json_response;
@@ -175,14 +177,34 @@ async fn serve(
         [slug, "vcard"] if read => {
             let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
             tracking::record_click(app, card.account_id, card.id, "vcard", &req);
+            let version = vcard::Version::asked(query(&req).get("version").map(String::as_str));
             let h = headers("text/vcard; charset=utf-8");
             let _ = h.set(
                 "Content-Disposition",
                 &format!("attachment; filename=\"{}.vcf\"", card.slug),
             );
-            Ok(Response::builder()
+            let body = vcard::vcard(&card, &card.public_url(&app.base_url), version);
+            Ok(Response::builder().with_headers(h).fixed(body.into_bytes()))
+        }
+        // Not a visit: a scan is counted when the code's URL (`?src=qr`) is opened.
+        [slug, "qr.svg"] if read => {
+            let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+            let svg = qr::svg(&card, &app.base_url, None)
+                .ok_or_else(|| ApiError::Internal("card URL too long for a QR code".into()))?;
+            let h = headers("image/svg+xml");
+            // The image depends on the slug and the origin only, so caches may keep it a
+            // while; after that an `If-None-Match` revalidation costs a 304. A card taken
+            // down answers 404 here within 5 minutes, and its URL at once.
+            let _ = h.set("Cache-Control", "public, max-age=300");
+            let _ = h.set(
+                "Content-Disposition",
+                &format!("inline; filename=\"{}-qr.svg\"", card.slug),
+            );
+            let resp = Response::builder()
                 .with_headers(h)
-                .fixed(vcard::vcard(&card, &card.public_url(&app.base_url)).into_bytes()))
+                .fixed(svg.into_string().into_bytes());
+            let if_none_match = req.headers().get("If-None-Match").ok().flatten();
+            Ok(conditional(resp, if_none_match.as_deref()).await)
         }
         [slug, "go", kind] if read => {
             let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
@@ -191,7 +213,9 @@ async fn serve(
             Ok(redirect(302, &target))
         }
         [_, "leads"] if method == "POST" => lead(app, req, segments[0], requested).await,
-        [_] | [_, "vcard"] | [_, "go", _] => Err(ApiError::MethodNotAllowed("GET, HEAD")),
+        [_] | [_, "vcard" | "qr.svg"] | [_, "go", _] => {
+            Err(ApiError::MethodNotAllowed("GET, HEAD"))
+        }
         [_, "leads"] => Err(ApiError::MethodNotAllowed("POST")),
         _ => Err(ApiError::NotFound),
     }

@@ -195,6 +195,9 @@ fn unavailable_cards_are_a_404_page() {
         format!("/c/{archived}"),
         format!("/c/{private}"),
         format!("/c/{private}/vcard"),
+        format!("/c/{private}/qr.svg"),
+        format!("/c/{draft}/qr.svg"),
+        "/c/no-such-card-anywhere/qr.svg".into(),
         format!("/c/{draft}/go/email"),
         "/c/no-such-card-anywhere".into(),
         "/c/Invalid%20Slug".into(),
@@ -232,33 +235,241 @@ fn page_renders_in_each_of_the_19_languages() {
 }
 
 #[test]
-fn vcard_is_valid_4_0() {
+fn vcard_is_3_0_by_default_and_4_0_on_request() {
     let t = writer();
     let c = t.card(json!({"first_name": "Jürgen", "last_name": "Groß", "company": "A, B; C",
         "email": "j@example.com", "phone": "+49 30 1", "bio": format!("{}\nEND:VCARD", "ü".repeat(60))}));
     let slug = c["slug"].as_str().unwrap();
-    let r = get(&format!("/c/{slug}/vcard"));
-    assert_eq!(r.status, 200);
-    assert_eq!(
-        r.header("content-disposition"),
-        Some(format!("attachment; filename=\"{slug}.vcf\"").as_str())
-    );
-    let v = &r.body;
-    assert!(v.starts_with("BEGIN:VCARD\r\nVERSION:4.0\r\n"));
-    assert!(v.ends_with("END:VCARD\r\n"));
-    assert_eq!(
-        v.matches("END:VCARD").count(),
-        2,
-        "one real END, one escaped inside NOTE"
-    );
-    assert!(v.contains("\\nEND:VCARD"), "newline escaped");
-    assert!(v.contains("N:Groß;Jürgen;;;\r\n"));
-    assert!(v.contains("ORG:A\\, B\\; C\r\n"));
-    assert!(v.contains("EMAIL;TYPE=work:j@example.com\r\n"));
-    for line in v.split("\r\n") {
-        assert!(line.len() <= 75, "folded: {line}");
+    for (query, version, email) in [
+        ("", "3.0", "EMAIL;TYPE=INTERNET,WORK:j@example.com"),
+        ("?version=4", "4.0", "EMAIL;TYPE=work:j@example.com"),
+        // Not a version this service writes: the default, never an error.
+        (
+            "?version=2.1",
+            "3.0",
+            "EMAIL;TYPE=INTERNET,WORK:j@example.com",
+        ),
+    ] {
+        let r = get(&format!("/c/{slug}/vcard{query}"));
+        assert_eq!(r.status, 200, "{query}");
+        assert_eq!(r.header("content-type"), Some("text/vcard; charset=utf-8"));
+        assert_eq!(
+            r.header("content-disposition"),
+            Some(format!("attachment; filename=\"{slug}.vcf\"").as_str())
+        );
+        let v = &r.body;
+        assert!(
+            v.starts_with(&format!("BEGIN:VCARD\r\nVERSION:{version}\r\n")),
+            "{query}: {v}"
+        );
+        assert!(v.ends_with("END:VCARD\r\n"));
+        assert_eq!(
+            v.matches("END:VCARD").count(),
+            2,
+            "one real END, one escaped inside NOTE"
+        );
+        assert!(v.contains("\\nEND:VCARD"), "newline escaped");
+        assert!(v.contains("\r\nN:Groß;Jürgen;;;\r\n"));
+        assert!(v.contains("\r\nORG:A\\, B\\; C\r\n"));
+        assert!(v.contains(&format!("\r\n{email}\r\n")), "{query}: {v}");
+        for line in v.split("\r\n") {
+            assert!(line.len() <= 75, "folded: {line}");
+        }
+        assert!(!v.replace("\r\n", "").contains('\n'), "CRLF only");
     }
-    assert!(!v.replace("\r\n", "").contains('\n'), "CRLF only");
+}
+
+/// What Python's vobject (pinned in `.venv`, which `make test` installs before the tests)
+/// reads from a vCard: it must parse and validate, and these are the fields it found.
+fn read_with_vobject(vcard: &str) -> Value {
+    const SCRIPT: &str = r#"
+import json, sys, vobject
+card = vobject.readOne(sys.stdin.buffer.read().decode("utf-8"), validate=True)
+every = lambda name: card.contents.get(name, [])
+labels = {l.group: l.value for l in every("x-ablabel")}
+print(json.dumps({
+    "version": card.version.value,
+    "fn": card.fn.value,
+    "n": [card.n.value.family, card.n.value.given],
+    "org": card.org.value,
+    "title": card.title.value,
+    "emails": [e.value for e in every("email")],
+    "tels": [t.value for t in every("tel")],
+    "street": card.adr.value.street,
+    "note": card.note.value,
+    "urls": [[labels.get(u.group), u.value] for u in every("url")],
+    "social": [[s.params.get("TYPE"), s.value] for s in every("x-socialprofile")],
+    "photo": [[p.params.get("VALUE"), p.value] for p in every("photo")],
+    "source": card.source.value,
+}))
+"#;
+    let python = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: the vCard test needs vobject; `make test` (or `make .venv/stamp`) \
+         installs it",
+        python.display()
+    );
+    let mut child = std::process::Command::new(&python)
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start python");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), vcard.as_bytes())
+        .expect("send the vCard");
+    let out = child.wait_with_output().expect("python ran");
+    assert!(
+        out.status.success(),
+        "vobject refused the vCard:\n{vcard}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON from the script")
+}
+
+#[test]
+fn both_vcard_versions_parse_with_vobject() {
+    let t = writer();
+    let c = t.card(json!({
+        "first_name": "Ada", "last_name": "Lovelace; Byron", "job_title": "Engineer",
+        "company": "Engines, Ltd", "bio": "Writes programs.\nAnd notes.",
+        "email": "ada@example.com", "phone": "+44 20 1234 5678",
+        "address": "12 St James's Square, London",
+        "website": "https://ada.example", "booking_url": "https://cal.example/ada?slots=1,2",
+        "video_url": "https://video.example/ada",
+        "social_links": [{"platform": "linkedin", "url": "ada-lovelace"},
+                         {"platform": "x", "url": "javascript:alert(1)"},
+                         {"platform": "github", "url": "https://github.com/ada"}],
+        "design_config": {"avatar_url": "https://img.example/ada.png", "theme": "dark"}
+    }));
+    let slug = c["slug"].as_str().unwrap();
+    let public_url = c["public_url"].as_str().unwrap();
+    for (query, version, photo_value) in [
+        ("", "3.0", json!(["URI"])),
+        ("?version=4", "4.0", Value::Null),
+    ] {
+        let r = get(&format!("/c/{slug}/vcard{query}"));
+        assert_eq!(r.status, 200);
+        let v = read_with_vobject(&r.body);
+        assert_eq!(v["version"], version);
+        assert_eq!(v["fn"], "Ada Lovelace; Byron");
+        assert_eq!(v["n"], json!(["Lovelace; Byron", "Ada"]));
+        assert_eq!(v["org"], json!(["Engines, Ltd"]));
+        assert_eq!(v["title"], "Engineer");
+        assert_eq!(v["emails"], json!(["ada@example.com"]));
+        assert_eq!(v["tels"], json!(["+44 20 1234 5678"]));
+        assert_eq!(v["street"], "12 St James's Square, London");
+        assert_eq!(v["note"], "Writes programs.\nAnd notes.");
+        assert_eq!(
+            v["urls"],
+            json!([
+                [null, "https://ada.example"],
+                ["Booking", "https://cal.example/ada?slots=1%2C2"],
+                ["Video", "https://video.example/ada"],
+                ["Card", public_url]
+            ]),
+            "{version}"
+        );
+        assert_eq!(
+            v["social"],
+            json!([
+                [["linkedin"], "https://www.linkedin.com/in/ada-lovelace"],
+                [["github"], "https://github.com/ada"]
+            ])
+        );
+        assert_eq!(
+            v["photo"],
+            json!([[photo_value, "https://img.example/ada.png"]])
+        );
+        assert_eq!(v["source"], format!("{public_url}/vcard{query}"));
+    }
+    // Without an avatar, no PHOTO.
+    let bare = t.card(json!({"first_name": "No", "last_name": "Photo"}));
+    let r = get(&format!("/c/{}/vcard", bare["slug"].as_str().unwrap()));
+    assert!(!r.body.contains("PHOTO"), "{}", r.body);
+}
+
+/// The dark cells of the QR SVG the service drew, read as a renderer would: the viewBox
+/// is the canvas, a white `rect` fills it, and the one `path` is rectangles of `M`/`m`
+/// moves, `h`/`v` lines and `z`. Returns the canvas side and the cells.
+fn rasterize(svg: &str) -> (usize, Vec<Vec<bool>>) {
+    let attr = |tag: &str, name: &str| -> String {
+        let at = svg
+            .find(&format!("<{tag} "))
+            .unwrap_or_else(|| panic!("<{tag}> in {svg}"));
+        let rest = &svg[at..];
+        let start = rest.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+        rest[start..start + rest[start..].find('"').unwrap()].to_string()
+    };
+    let view: Vec<usize> = attr("svg", "viewBox")
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!((view[0], view[1]), (0, 0));
+    assert_eq!(view[2], view[3], "square");
+    let side = view[2];
+    assert_eq!(attr("rect", "width"), side.to_string());
+    assert_eq!(attr("rect", "height"), side.to_string());
+    assert_eq!(attr("rect", "fill"), "#fff");
+    let d = attr("path", "d");
+    let mut tokens: Vec<String> = vec![];
+    let mut number = String::new();
+    for c in d.chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        if !number.is_empty() {
+            tokens.push(std::mem::take(&mut number));
+        }
+        match c {
+            '-' => number.push('-'),
+            ' ' | ',' => {}
+            c if c.is_ascii_alphabetic() => tokens.push(c.to_string()),
+            other => panic!("unexpected {other:?} in the path"),
+        }
+    }
+    tokens.extend((!number.is_empty()).then_some(number));
+    fn num(it: &mut impl Iterator<Item = String>) -> i64 {
+        it.next().and_then(|t| t.parse().ok()).expect("a number")
+    }
+    let mut grid = vec![vec![false; side]; side];
+    let mut it = tokens.into_iter();
+    let (mut x, mut y, mut start) = (0i64, 0i64, (0i64, 0i64));
+    let mut corners = vec![];
+    while let Some(cmd) = it.next() {
+        match cmd.as_str() {
+            "M" => (x, y) = (num(&mut it), num(&mut it)),
+            "m" => (x, y) = (x + num(&mut it), y + num(&mut it)),
+            "h" => x += num(&mut it),
+            "v" => y += num(&mut it),
+            "H" => x = num(&mut it),
+            "V" => y = num(&mut it),
+            "z" | "Z" => {
+                assert_eq!(corners.len(), 4, "each subpath a rectangle: {corners:?}");
+                let xs = || corners.iter().map(|c: &(i64, i64)| c.0);
+                let ys = || corners.iter().map(|c: &(i64, i64)| c.1);
+                let (x0, x1) = (xs().min().unwrap(), xs().max().unwrap());
+                let (y0, y1) = (ys().min().unwrap(), ys().max().unwrap());
+                assert!(x0 >= 0 && y0 >= 0 && x1 <= side as i64 && y1 <= side as i64);
+                for row in &mut grid[y0 as usize..y1 as usize] {
+                    row[x0 as usize..x1 as usize].fill(true);
+                }
+                (x, y) = start;
+                corners.clear();
+                continue;
+            }
+            other => panic!("unexpected command {other} in the path"),
+        }
+        if matches!(cmd.as_str(), "M" | "m") {
+            start = (x, y);
+            corners = vec![(x, y)];
+        } else {
+            corners.push((x, y));
+        }
+    }
+    (side, grid)
 }
 
 #[test]
@@ -391,6 +602,107 @@ fn lead_form_validation_honeypot_and_switch() {
     post_json(&path, &json!({"name": "A", "email": "a@b.co"})).assert_error(404);
     assert_eq!(
         t.get(&format!("/leads?card_id={id}")).json()["meta"]["total"],
+        0
+    );
+}
+
+/// Reads a module grid as a phone would: drawn 4 pixels per module, found and decoded by
+/// rqrr. Returns the level field of the format information (M is 0) and the text.
+fn scan(grid: &[Vec<bool>]) -> (u16, String) {
+    let px = grid.len() * 4;
+    let mut img = rqrr::PreparedImage::prepare_from_bitmap(px, px, |x, y| grid[y / 4][x / 4]);
+    let found = img.detect_grids();
+    assert_eq!(found.len(), 1, "one QR code in the picture");
+    let (meta, text) = found[0].decode().expect("the code decodes");
+    (meta.ecc_level, text)
+}
+
+#[test]
+fn qr_code_scans_to_the_card_url_and_counts_no_view() {
+    let t = server().tenant(&["cards:write", "analytics:read"]);
+    let c = full_card(&t);
+    let (id, slug) = (c["id"].as_i64().unwrap(), c["slug"].as_str().unwrap());
+    let path = format!("/c/{slug}/qr.svg");
+    let r = get(&path);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(r.header("cache-control"), Some("public, max-age=300"));
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    let svg = &r.body;
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains(" shape-rendering=\"crispEdges\""));
+    assert_eq!(svg.matches("<path").count(), 1, "one path");
+    assert!(!svg.contains("<script") && !svg.contains("href"));
+    let (side, grid) = rasterize(svg);
+    // Quiet zone: the outer 4 modules are light, and the finder patterns reach them.
+    let dark_rows: Vec<usize> = (0..side).filter(|&y| grid[y].contains(&true)).collect();
+    let dark_cols: Vec<usize> = (0..side).filter(|&x| grid.iter().any(|r| r[x])).collect();
+    for lines in [&dark_rows, &dark_cols] {
+        assert_eq!(
+            (lines[0], lines[lines.len() - 1]),
+            (4, side - 5),
+            "quiet zone 4"
+        );
+    }
+    let (level, text) = scan(&grid);
+    let url = format!("{}?src=qr", c["public_url"].as_str().unwrap());
+    assert_eq!(text, url);
+    assert_eq!(level, 0, "error correction level M");
+
+    // Revalidation, HEAD, and no other method.
+    let etag = r.header("etag").expect("ETag").to_string();
+    let again = call(
+        "GET",
+        &format!("{}{path}", server().base),
+        None,
+        None,
+        &[("If-None-Match", &etag), ("User-Agent", BROWSER)],
+    );
+    assert_eq!((again.status, again.body.as_str()), (304, ""));
+    let head = call(
+        "HEAD",
+        &format!("{}{path}", server().base),
+        None,
+        None,
+        &[("User-Agent", BROWSER)],
+    );
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(head.body, "");
+    let post = call(
+        "POST",
+        &format!("{}{path}", server().base),
+        None,
+        Some("{}"),
+        &[],
+    );
+    assert_eq!(post.status, 405);
+
+    // A scan opens the page with the QR source: that is the one view. The image, fetched
+    // as a browser would above, counted none, and no click either.
+    let page = call("GET", &url, None, None, &[("User-Agent", BROWSER)]);
+    assert_html(&page, 200);
+    assert!(page
+        .body
+        .contains(r#"<input type="hidden" name="src" value="qr">"#));
+    let views = || {
+        t.get(&format!("/analytics/views?card_id={id}&period=7d"))
+            .json()["data"]["total_views"]
+            .as_i64()
+            .unwrap()
+    };
+    let started = std::time::Instant::now();
+    while views() < 1 && started.elapsed() < std::time::Duration::from_secs(15) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // Events are visible within 2 seconds (product.md 4): any from the image would be by now.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert_eq!(views(), 1);
+    assert_eq!(
+        t.get(&format!("/analytics/clicks?card_id={id}")).json()["data"]["total_clicks"],
         0
     );
 }
