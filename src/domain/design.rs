@@ -119,7 +119,7 @@ impl Rgb {
             if c <= 0.04045 {
                 c / 12.92
             } else {
-                ((c + 0.055) / 1.055).powf(2.4)
+                pow_2_4((c + 0.055) / 1.055)
             }
         };
         0.2126 * lin(self.0) + 0.7152 * lin(self.1) + 0.0722 * lin(self.2)
@@ -130,6 +130,22 @@ impl Rgb {
         let m = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as u8;
         Rgb(m(self.0, to.0), m(self.1, to.1), m(self.2, to.2))
     }
+}
+
+/// `x^2.4` for `x` in `0..=1` as `x^2 * (x^2)^(1/5)`, the fifth root by Newton's method:
+/// `powf` would link a general `pow` into the wasm for this one use.
+fn pow_2_4(x: f64) -> f64 {
+    let sq = x * x;
+    if sq <= 0.0 {
+        return 0.0;
+    }
+    // From above (1 >= the root), each step lands closer; 40 covers x down to 0.04.
+    let mut y = 1.0f64;
+    for _ in 0..40 {
+        let y4 = y * y * y * y;
+        y = (4.0 * y + sq / y4) / 5.0;
+    }
+    sq * y
 }
 
 /// WCAG 2 contrast ratio, 1 to 21.
@@ -332,6 +348,15 @@ mod tests {
             "cover_url": "https://cdn.exämple.com/c.jpg"
         }));
         assert_eq!(d.image_origins(), vec!["https://img.example".to_string()]);
+    }
+
+    #[test]
+    fn pow_matches_powf() {
+        for i in 0..=1000 {
+            let x = 0.04 + 0.96 * f64::from(i) / 1000.0;
+            let want = x.powf(2.4);
+            assert!((pow_2_4(x) - want).abs() < 1e-12, "{x}");
+        }
     }
 
     #[test]

@@ -346,7 +346,11 @@ pub fn card_page(
         s.get(Text::SaveContact),
     );
     // Face to face, a phone camera is quicker than spelling a link; no script needed.
-    if let Some(svg) = qr_markup(public_url, s.get(Text::QrLabel)) {
+    let qr = super::qr::svg_of(
+        &super::qr::scan_url_of(public_url),
+        Some(s.get(Text::QrLabel)),
+    );
+    if let Some(svg) = qr {
         h.raw("<details class=\"qr\"><summary>")
             .text(s.get(Text::ShowQr))
             .raw("</summary>")
@@ -367,11 +371,6 @@ pub fn card_page(
         html: h.into_string(),
         image_origins: d.image_origins(),
     }
-}
-
-/// Until the QR module lands.
-fn qr_markup(_public_url: &str, _label: &str) -> Option<Html> {
-    None
 }
 
 /// A short page with one message: the thank-you page and the 404 page.
@@ -768,6 +767,12 @@ mod tests {
             message: "Hi </textarea>".into(),
             errors,
         };
+        let qr = crate::public::qr::svg_of(
+            "https://x.example/c/ada-l?src=qr",
+            Some("QR-Code dieser Karte"),
+        )
+        .unwrap()
+        .into_string();
         let expected = [
             r#"<!doctype html>"#,
             r#"<html lang="de">"#,
@@ -807,6 +812,9 @@ mod tests {
             r#"<li><a href="/c/ada-l/go/social_x" rel="nofollow">&lt;Ada&gt; &amp; &quot;X&quot;</a></li>"#,
             r#"</ul>"#,
             r#"<a class="save" href="/c/ada-l/vcard">Kontakt speichern</a>"#,
+            r#"<details class="qr"><summary>QR-Code anzeigen</summary>"#,
+            qr.as_str(),
+            r#"</details>"#,
             r#"<form method="post" action="/c/ada-l/leads">"#,
             r#"<h2>Kontakt aufnehmen</h2>"#,
             r#"<p class="err" role="alert">Bitte korrigieren Sie die Fehler unten.</p>"#,

@@ -10,7 +10,12 @@ const SVG_NS: &str = "http://www.w3.org/2000/svg";
 /// What the code says: the card's public URL, marked so that a visit (and a lead) that
 /// comes from a scan is attributed to the QR code (`src=qr`, product.md 1).
 pub fn scan_url(card: &Card, base_url: &str) -> String {
-    format!("{}?src=qr", card.public_url(base_url))
+    scan_url_of(&card.public_url(base_url))
+}
+
+/// [`scan_url`] of a public URL already at hand.
+pub fn scan_url_of(public_url: &str) -> String {
+    format!("{public_url}?src=qr")
 }
 
 /// The `<svg>` element of the card's QR code: a white square with one dark path, no fixed
@@ -19,7 +24,12 @@ pub fn scan_url(card: &Card, base_url: &str) -> String {
 /// needs; the standalone file has none. `None` only if the URL were too long for a QR
 /// code (about 2,300 bytes).
 pub fn svg(card: &Card, base_url: &str, label: Option<&str>) -> Option<Html> {
-    let symbol = qr::encode(&scan_url(card, base_url))?;
+    svg_of(&scan_url(card, base_url), label)
+}
+
+/// The `<svg>` of any text (see [`svg`]).
+pub fn svg_of(text: &str, label: Option<&str>) -> Option<Html> {
+    let symbol = qr::encode(text)?;
     let extent = symbol.extent().to_string();
     let view_box = format!("0 0 {extent} {extent}");
     let mut attrs = vec![
