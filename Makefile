@@ -26,7 +26,7 @@ OPENAPI_VALIDATOR_VERSION := 0.9.0
 # vCard parser of the e2e tests (tests/e2e/public.rs reads both vCard versions with it).
 VOBJECT_VERSION := 0.9.9
 
-.PHONY: help tools build dev seed smoke deploy test unit lint fmt migrate-local contract config-check bench geo clean
+.PHONY: help tools build dev seed smoke deploy test unit lint fmt migrate-local contract browser config-check bench geo clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
@@ -139,6 +139,13 @@ unit:
 contract: tools build .venv/stamp
 	@bash tests/contract/run.sh
 
+# The card pages in Debian's Chromium (playwright-core): screenshots of every template in two
+# languages at 390 and 1280 px into target/screenshots/, axe-core, the lead form by clicking.
+browser: tools build
+	@command -v chromium >/dev/null || { echo "==> installing chromium (Debian)"; \
+	  (apt-get install -y chromium || (apt-get update && apt-get install -y chromium)) >/dev/null; }
+	@node tests/browser/run.mjs
+
 # Load benchmark against local workerd; wrk comes from Debian's packages.
 bench: tools build
 	@command -v wrk >/dev/null || { echo "==> installing wrk"; (apt-get install -y wrk || (apt-get update && apt-get install -y wrk)) >/dev/null; }
@@ -176,6 +183,7 @@ test: tools lint build .venv/stamp
 	@cargo build --quiet --example seed-analytics
 	@cargo test --all-targets -- --test-threads=4
 	@$(MAKE) --no-print-directory contract
+	@$(MAKE) --no-print-directory browser
 
 clean:
 	rm -rf build target .wrangler .tools .venv

@@ -45,9 +45,9 @@ input,textarea{width:100%;padding:.6rem;border:1px solid var(--line);border-radi
 font:inherit;background:var(--card);color:var(--fg)}.err{color:var(--err);margin:.2rem 0}\
 .hp{position:absolute;left:-10000px}footer{text-align:center;color:var(--muted);\
 font-size:.85rem;margin-top:1rem}.ok{font-size:1.2rem}.notice{background:#ecfdf5;\
-color:#065f46;border-radius:.6rem;padding:.75rem 1rem;margin:0 0 1rem}.consent{display:flex;\
-gap:.5rem;align-items:flex-start;margin:.8rem 0 .2rem}.consent input{width:auto;margin:.35rem 0 0}\
-.consent label{display:inline;margin:0;font-weight:400}\
+color:#065f46;border-radius:.6rem;padding:.75rem 1rem;margin:0 0 1rem}.consent{position:relative;\
+padding-left:1.75rem;margin:.8rem 0 .2rem}.consent input{position:absolute;left:0;top:.2rem;width:\
+1.1rem;height:1.1rem;margin:0}.consent label{display:inline;margin:0 .3rem 0 0;font-weight:400}\
 .t-classic .who{text-align:center}.t-classic .avatar,.t-classic .logo{margin-left:auto;\
 margin-right:auto}.t-classic .avatar{margin-bottom:.75rem}\
 .t-modern .avatar{margin:-3.5rem 0 .75rem;border:4px solid \
