@@ -23,6 +23,7 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/
 
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
+OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
 
 .PHONY: help tools build dev test unit lint fmt migrate-local contract config-check bench geo clean
 
@@ -102,15 +103,18 @@ unit:
 	@echo "==> unit tests (native)"
 	@cargo test --quiet --lib --test layers
 
-# Python tools of the contract check, pinned, in a project-local virtualenv.
+# Python tools of the contract check, pinned, in a project-local virtualenv. The client that
+# openapi-python-client generates runs on its dependencies (httpx, attrs).
 .venv/stamp: Makefile
-	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION) and openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) into .venv"
+	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) and openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION) into .venv"
 	@python3 -m venv .venv
 	@.venv/bin/pip install --quiet --disable-pip-version-check \
-	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION)
+	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION) \
+	  openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION)
 	@touch $@
 
-# openapi.json validated, then schemathesis drives the running worker with it.
+# openapi.json validated; Python and TypeScript clients generated from it (target/clients) and
+# a sync run with each against the running worker; then schemathesis drives it with every check.
 contract: tools build .venv/stamp
 	@bash tests/contract/run.sh
 
