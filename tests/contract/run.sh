@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Contract check: validates openapi.json with openapi-spec-validator, then runs
-# schemathesis, driven by that document, against the built worker in local workerd.
-# Fails on any 5xx or any response the document does not describe.
+# Contract check: validates openapi.json with openapi-spec-validator; generates a Python
+# client (openapi-python-client) and TypeScript types (openapi-typescript, compiled with
+# tsc --strict) from it into target/clients, failing on any generator warning; starts the
+# built worker in local workerd, runs a short sync with each client (sync_client.py,
+# sync_client.ts), then schemathesis with every check, driven by the document. Fails on any
+# 5xx, any response the document does not describe, and any request the service judges
+# otherwise than the document (schemathesis.toml and hooks.py say where state decides).
+# Arguments are passed on to schemathesis (e.g. --continue-on-failure).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 venv=$root/.venv
-wrangler=$root/node_modules/.bin/wrangler
+bin=$root/node_modules/.bin
+wrangler=$bin/wrangler
+clients=$root/target/clients
 max_examples=${CONTRACT_MAX_EXAMPLES:-25}
 
 # Every exit, including one from `set -e`, ends with a verdict line.
@@ -35,6 +42,32 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# Typed clients from the document, into target/clients (not committed). A warning of either
+# generator means a client that lacks operations or models (or types them `never`): a failure.
+echo "==> generating clients (openapi-python-client, openapi-typescript)"
+rm -rf "$clients" && mkdir -p "$clients/python" "$clients/ts"
+"$venv/bin/openapi-python-client" generate --path openapi.json --meta none --fail-on-warning \
+  --config tests/contract/openapi-python-client.yaml --output-path "$clients/python/cardapi_client" \
+  >"$clients/python.log" 2>&1 || { cat "$clients/python.log"; echo "openapi-python-client failed or warned"; exit 1; }
+if grep -qE 'Warning|WARNING|Unable to' "$clients/python.log"; then
+  cat "$clients/python.log"; echo "openapi-python-client warned"; exit 1
+fi
+"$bin/openapi-typescript" openapi.json -o "$clients/ts/schema.d.ts" >"$clients/ts.log" 2>&1 \
+  || { cat "$clients/ts.log"; echo "openapi-typescript failed"; exit 1; }
+if grep -vE '^(✨ openapi-typescript [0-9.]+|🚀 openapi\.json → .*)$' "$clients/ts.log" | grep -q .; then
+  cat "$clients/ts.log"; echo "openapi-typescript warned"; exit 1
+fi
+# Free-form objects must come out as open objects, not `Record<string, never>` (only the
+# empty `$defs` may).
+if grep -n 'Record<string, never>' "$clients/ts/schema.d.ts" | grep -v 'export type \$defs'; then
+  echo "openapi-typescript typed a schema as never"; exit 1
+fi
+cp tests/contract/sync_client.ts "$clients/ts/"
+echo '{"type":"module"}' >"$clients/ts/package.json"
+"$bin/tsc" --strict --noUncheckedIndexedAccess --exactOptionalPropertyTypes --target es2022 \
+  --module nodenext --moduleResolution nodenext --lib es2022,dom --outDir "$clients/ts/js" \
+  "$clients/ts/sync_client.ts"
 
 CI=true "$wrangler" d1 migrations apply DB --local --persist-to "$state" >/dev/null
 # The limit is raised so schemathesis measures the API, not the limiter (tested in e2e).
@@ -74,9 +107,13 @@ curl -fs -o /dev/null "$base/c/$slug/go/email"
 curl -fs -X POST "$base/api/v1/webhooks" -H "Authorization: Bearer $token" \
   -d '{"url":"https://hooks.example.com/contract","events":["*"]}' >/dev/null
 
+echo "==> sync through the generated clients"
+PYTHONPATH="$clients/python" "$venv/bin/python" tests/contract/sync_client.py "$base" "$token"
+node "$clients/ts/js/sync_client.js" "$base" "$token"
+
 echo "==> schemathesis against $base (max $max_examples examples per operation)"
-"$venv/bin/schemathesis" run openapi.json --url "$base" \
+"$venv/bin/schemathesis" --config-file tests/contract/schemathesis.toml run openapi.json --url "$base" \
   -H "Authorization: Bearer $token" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --checks all \
   --max-examples "$max_examples" --seed 20261122 --workers 1 \
-  --suppress-health-check all --no-color
+  --suppress-health-check all --no-color "$@"

@@ -1,0 +1,30 @@
+"""Schemathesis hooks of the contract check (loaded through schemathesis.toml).
+
+An Idempotency-Key may serve one request only: the same key with another method, path or
+body is a 422 (extensions.md 3). Schemathesis draws keys from the header's schema, so
+unrelated requests of a run would share keys such as "0" and be refused for a reason no
+schema can express. In every request schemathesis means to be valid, the key is therefore
+replaced by a fresh one just before the call. Requests meant to be invalid keep what was drawn:
+they are refused anyway, and rewriting them would make schemathesis re-judge them as valid (and,
+for instance, put back an Authorization header a missing-header test had left out). Replays are
+tested end to end in tests/e2e/feed.rs.
+"""
+
+import re
+import uuid
+
+import schemathesis
+
+_WELL_FORMED = re.compile(r"[\x20-\x7e]{1,255}")
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    if case.meta is not None and not case.meta.generation.mode.is_positive:
+        return
+    headers = case.headers or {}
+    for name in list(headers):
+        if name.lower() == "idempotency-key":
+            value = headers[name]
+            if isinstance(value, str) and _WELL_FORMED.fullmatch(value):
+                headers[name] = f"contract-{uuid.uuid4().hex}"
