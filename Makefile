@@ -23,12 +23,9 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json scripts/
 
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0
-<<<<<<< HEAD
+OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
 # vCard parser of the e2e tests (tests/e2e/public.rs reads both vCard versions with it).
 VOBJECT_VERSION := 0.9.9
-=======
-OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
->>>>>>> clients
 
 .PHONY: help tools build dev seed smoke deploy test unit lint fmt migrate-local contract browser config-check bench geo clean
 
@@ -130,24 +127,15 @@ unit:
 	@echo "==> unit tests (native)"
 	@cargo test --quiet --lib --test layers
 
-<<<<<<< HEAD
-# Python tools of the contract check and the e2e tests, pinned, in a project-local virtualenv.
+# Python tools of the contract check and the e2e tests, pinned, in a project-local
+# virtualenv. The client that openapi-python-client generates runs on its dependencies
+# (httpx, attrs).
 .venv/stamp: Makefile
-	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) and vobject $(VOBJECT_VERSION) into .venv"
+	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION), openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION) and vobject $(VOBJECT_VERSION) into .venv"
 	@python3 -m venv .venv
 	@.venv/bin/pip install --quiet --disable-pip-version-check \
 	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION) \
-	  vobject==$(VOBJECT_VERSION)
-=======
-# Python tools of the contract check, pinned, in a project-local virtualenv. The client that
-# openapi-python-client generates runs on its dependencies (httpx, attrs).
-.venv/stamp: Makefile
-	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION) and openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION) into .venv"
-	@python3 -m venv .venv
-	@.venv/bin/pip install --quiet --disable-pip-version-check \
-	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION) \
-	  openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION)
->>>>>>> clients
+	  openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION) vobject==$(VOBJECT_VERSION)
 	@touch $@
 
 # openapi.json validated; Python and TypeScript clients generated from it (target/clients) and

@@ -240,7 +240,8 @@ impl Design {
     }
 }
 
-/// Checks the keys the page honours (others are kept and ignored); `null` unsets a key.
+/// Checks the keys the page honours (others are kept and ignored); `null` or a blank
+/// string unsets a key.
 /// Errors name the dotted key (`design_config.accent_color`).
 pub fn validate(config: &Map<String, Value>) -> Vec<(String, Rule)> {
     let mut errors = Vec::new();
@@ -258,6 +259,8 @@ pub fn validate(config: &Map<String, Value>) -> Vec<(String, Rule)> {
         }
         let s = match value {
             Value::Null => continue,
+            // Blank unsets a key, as it does the card's own URLs.
+            Value::String(s) if s.trim().is_empty() => continue,
             Value::String(s) => s.as_str(),
             _ => {
                 errors.push((field, Rule::String));
@@ -324,6 +327,8 @@ mod tests {
             "button_style": "outline", "color": 12
         }));
         assert_eq!(e, json!({}));
+        let blank = errors_of(json!({"theme": " ", "avatar_url": "", "accent_color": ""}));
+        assert_eq!(blank, json!({}));
     }
 
     #[test]

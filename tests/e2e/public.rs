@@ -706,3 +706,67 @@ fn qr_code_scans_to_the_card_url_and_counts_no_view() {
         0
     );
 }
+
+#[test]
+fn design_config_is_checked_and_shapes_the_page() {
+    let t = writer();
+    // Wrong shapes: 422 naming the dotted key; nothing stored.
+    let r = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "D", "last_name": "C", "template_id": "modern",
+                "design_config": {"theme": "neon", "accent_color": "blue",
+                                  "avatar_url": "javascript:alert(1)", "font": 3}}),
+    );
+    let e = r.assert_error(422);
+    for key in ["theme", "accent_color", "avatar_url", "font"] {
+        assert!(
+            e["errors"][format!("design_config.{key}")].is_array(),
+            "{key}: {e}"
+        );
+    }
+    assert_eq!(
+        e["errors"]["design_config.accent_color"][0],
+        "The design config.accent color field format is invalid."
+    );
+    // The same keys well formed, plus one the page does not know (kept as given).
+    let card = t.card(json!({
+        "first_name": "Dee", "last_name": "Signer", "template_id": "minimal",
+        "design_config": {"theme": "dark", "accent_color": "#FFD600", "font": "serif",
+                          "button_style": "outline", "avatar_url": "https://img.example.com/a.png",
+                          "cover_url": "https://cdn.example.org/c.jpg", "brand": {"kept": true}}
+    }));
+    assert_eq!(card["design_config"]["brand"], json!({"kept": true}));
+    let r = get(&format!("/c/{}", card["slug"].as_str().unwrap()));
+    assert_html(&r, 200);
+    assert!(r
+        .body
+        .contains("<body class=\"t-minimal dark f-serif outline\">"));
+    assert!(r.body.contains(
+        "<img class=\"avatar\" src=\"https://img.example.com/a.png\" alt=\"Dee Signer\""
+    ));
+    assert!(r
+        .body
+        .contains("<meta property=\"og:image\" content=\"https://cdn.example.org/c.jpg\">"));
+    assert!(r
+        .body
+        .contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"));
+    assert!(r
+        .body
+        .contains("<details class=\"qr\"><summary>Show QR code</summary><svg"));
+    // The CSP admits exactly the design's image origins, nothing wider.
+    let csp = r.header("content-security-policy").unwrap();
+    assert!(
+        csp.contains("img-src 'self' data: https://img.example.com https://cdn.example.org;"),
+        "{csp}"
+    );
+    assert!(!csp.contains("https:;") && !csp.contains("*"), "{csp}");
+    // Without images the CSP stays as strict as before.
+    let plain = full_card(&t);
+    let r = get(&format!("/c/{}", plain["slug"].as_str().unwrap()));
+    assert!(r
+        .header("content-security-policy")
+        .unwrap()
+        .contains("img-src 'self' data:;"));
+    assert!(r.body.contains("<body class=\"t-classic light f-system\">"));
+}
