@@ -66,7 +66,18 @@ pub fn parse_http(s: &str) -> Option<HttpUrl<'_>> {
     if authority.contains('@') {
         return None;
     }
-    let (host, port) = match authority.rsplit_once(':') {
+    // A bracketed IPv6 literal ends at its `]`; only a port may follow.
+    let split = match authority.find(']') {
+        Some(end) if authority.starts_with('[') => {
+            let (h, after) = authority.split_at(end + 1);
+            match after {
+                "" => None,
+                _ => Some((h, after.strip_prefix(':')?)),
+            }
+        }
+        _ => authority.rsplit_once(':'),
+    };
+    let (host, port) = match split {
         // A bare IPv6 address without brackets is not a valid host anyway.
         Some((h, _)) if !h.ends_with(']') && h.contains(':') => (authority, None),
         Some((h, p)) => {
@@ -148,6 +159,13 @@ mod tests {
             "http://127.0.0.1:8787"
         );
         assert_eq!(parse_http("http://[::1]:80/").unwrap().host, "[::1]");
+        // One colon inside the brackets is not a port separator.
+        let u = parse_http("http://[95F7AD:eEE]").unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("[95f7ad:eee]", None));
+        let u = parse_http("https://[E07f:]:8443/x").unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("[e07f:]", Some("8443")));
+        assert!(parse_http("http://[::1]x/").is_none());
+        assert!(parse_http("http://[::1]:/").is_none());
         assert_eq!(parse_http("https://bücher.de/").unwrap().host, "bücher.de");
         assert_eq!(parse_http("https://e.com?q").unwrap().query(), Some("q"));
         assert_eq!(parse_http("https://e.com/#a?b").unwrap().query(), None);
