@@ -34,11 +34,10 @@ fn valid_host(host: &str) -> bool {
         return false;
     }
     if let Some(ipv6) = host.strip_prefix('[') {
-        return ipv6.strip_suffix(']').is_some_and(|h| {
-            !h.is_empty()
-                && h.chars()
-                    .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
-        });
+        // A real IPv6 address (RFC 4291 text forms, no zone), as every URL parser wants.
+        return ipv6
+            .strip_suffix(']')
+            .is_some_and(|h| h.parse::<core::net::Ipv6Addr>().is_ok());
     }
     host.split('.').all(|label| {
         !label.is_empty()
@@ -159,13 +158,21 @@ mod tests {
             "http://127.0.0.1:8787"
         );
         assert_eq!(parse_http("http://[::1]:80/").unwrap().host, "[::1]");
-        // One colon inside the brackets is not a port separator.
-        let u = parse_http("http://[95F7AD:eEE]").unwrap();
-        assert_eq!((u.host.as_str(), u.port), ("[95f7ad:eee]", None));
-        let u = parse_http("https://[E07f:]:8443/x").unwrap();
-        assert_eq!((u.host.as_str(), u.port), ("[e07f:]", Some("8443")));
-        assert!(parse_http("http://[::1]x/").is_none());
-        assert!(parse_http("http://[::1]:/").is_none());
+        let u = parse_http("https://[2001:DB8::1]:8443/x").unwrap();
+        assert_eq!((u.host.as_str(), u.port), ("[2001:db8::1]", Some("8443")));
+        assert!(parse_http("http://[::ffff:192.0.2.1]/").is_some());
+        // Brackets hold an IPv6 address or nothing valid; only a port may follow them.
+        for bad in [
+            "http://[95F7AD:eEE]",
+            "https://[E07f:]:8443/x",
+            "http://[99]",
+            "http://[bd7d.0Bf409cB8c]",
+            "http://[::1]x/",
+            "http://[::1]:/",
+            "http://[]/",
+        ] {
+            assert!(parse_http(bad).is_none(), "{bad}");
+        }
         assert_eq!(parse_http("https://bücher.de/").unwrap().host, "bücher.de");
         assert_eq!(parse_http("https://e.com?q").unwrap().query(), Some("q"));
         assert_eq!(parse_http("https://e.com/#a?b").unwrap().query(), None);
