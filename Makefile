@@ -3,6 +3,10 @@
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
+# A recipe that fails leaves no target behind (a half-built build/index.js would look current).
+.DELETE_ON_ERROR:
+# A login shell environment (BASH_ENV) is not sourced by the recipes: under -u it can fail.
+unexport BASH_ENV
 .DEFAULT_GOAL := help
 
 PORT ?= 8787
@@ -55,13 +59,13 @@ tools: .tools/stamp
 	  npm ci --no-audit --no-fund --loglevel=error; fi
 	@mkdir -p .tools && touch $@
 
-# Release build of the worker into build/; skipped when nothing changed.
+# Release build of the worker into build/; skipped when nothing changed. Our functions keep
+# their names (stack traces), shortened; dependencies' lose theirs (short-wasm-names.mjs).
 build: build/index.js
 
 build/index.js: $(SOURCES) | .tools/stamp
 	@echo "==> building the worker (release wasm)"
 	@worker-build --release
-	@# Our functions keep their names (stack traces), shortened; dependencies' lose theirs.
 	@node scripts/short-wasm-names.mjs build/index_bg.wasm
 	@mkdir -p build/assets/api/v1 && cp openapi.json build/assets/api/v1/openapi.json
 	@ls -l build/index_bg.wasm | awk '{printf "==> wasm: %d bytes", $$5}'; \
@@ -159,12 +163,12 @@ bench: tools build
 geo:
 	python3 bench/geo.py
 
-# The deployed environments' configuration, offline: the preflight (placeholder ids are
-# allowed here, and it must refuse them without that flag) and a `wrangler deploy --dry-run`
-# of each environment, so a broken [env.*] fails CI before a deploy would.
+# The deployed environments' configuration, offline: the preflight's self-test, a deploy
+# with the committed placeholders stopping at the preflight before any remote step, the
+# preflight (placeholder ids allowed here) and a `wrangler deploy --dry-run` of each
+# environment, so a broken [env.*] fails CI before a deploy would.
 config-check: tools build
 	@python3 scripts/preflight.py --self-test
-	@# A deploy with the committed placeholders stops at the preflight, before any remote step.
 	@out=$$(ADMIN_TOKEN=x python3 scripts/deploy.py staging 2>&1) && { echo "$$out"; echo "deploy did not refuse placeholders"; exit 1; }; \
 	  if ! grep -q "REFUSED by the preflight; nothing was changed" <<<"$$out" || grep -q "==> applying" <<<"$$out"; then \
 	    echo "$$out"; echo "deploy went past a refusing preflight"; exit 1; fi; \
@@ -180,10 +184,10 @@ config-check: tools build
 	done
 
 # End-to-end tests start their own `wrangler dev` servers on free ports with fresh state.
+# The seed test runs the built example: a nested `cargo run` would wait on this run's lock.
 test: tools lint build .venv/stamp
 	@$(MAKE) --no-print-directory config-check
 	@echo "==> unit and end-to-end tests"
-	@# The seed test runs the built example: a nested `cargo run` would wait on this run's lock.
 	@cargo build --quiet --example seed-analytics
 	@cargo test --all-targets -- --test-threads=4
 	@$(MAKE) --no-print-directory contract
