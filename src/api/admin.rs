@@ -10,7 +10,7 @@ use crate::domain::account::{AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
 use crate::domain::time::iso8601;
-use crate::domain::token::{format_token, hash_token, Token};
+use crate::domain::token::{format_token, hash_token, Token, RANDOM_BYTES};
 use crate::durable::rate_limiter::client as gate;
 use crate::durable::throttle::client as throttle;
 use crate::http::body::json_object;
@@ -130,7 +130,7 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
             match m {
                 "POST" => {
                     let request = TokenRequest::parse(&json_object(&mut req).await?)?;
-                    let mut random = [0u8; 32];
+                    let mut random = [0u8; RANDOM_BYTES];
                     getrandom::fill(&mut random)
                         .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
                     let token = format_token(&random, &app.token_pepper());

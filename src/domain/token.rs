@@ -92,18 +92,21 @@ pub struct Token {
     pub last_used_at: Option<i64>,
 }
 
-/// Hex digits of the random part (256 bits) and of the checksum (64 bits).
-const RANDOM_HEX: usize = 64;
+/// Hex digits of the random part (192 bits) and of the checksum (64 bits): 64 in all, the
+/// length integrators' token checks (and the JavaScript peer's) expect of `dbc_` tokens.
+const RANDOM_HEX: usize = 48;
 const CHECKSUM_HEX: usize = 16;
+/// Random bytes of a token.
+pub const RANDOM_BYTES: usize = RANDOM_HEX / 2;
 
 /// The keyed checksum of a token's random part.
 fn checksum(pepper: &str, random_hex: &str) -> String {
     hex(&hmac_sha256(pepper.as_bytes(), random_hex.as_bytes())[..CHECKSUM_HEX / 2])
 }
 
-/// `dbc_` + 64 hex digits from 32 random bytes + 16 hex digits of keyed checksum
+/// `dbc_` + 48 hex digits from 24 random bytes + 16 hex digits of keyed checksum
 /// (`TOKEN_PEPPER`), so a token this service did not mint is refused before any storage.
-pub fn format_token(random: &[u8; 32], pepper: &str) -> String {
+pub fn format_token(random: &[u8; RANDOM_BYTES], pepper: &str) -> String {
     let random_hex = hex(random);
     let mut s = String::with_capacity(TOKEN_PREFIX.len() + RANDOM_HEX + CHECKSUM_HEX);
     s.push_str(TOKEN_PREFIX);
@@ -162,8 +165,8 @@ mod tests {
 
     #[test]
     fn token_format_checksum_and_hash() {
-        let t = format_token(&[0xab; 32], "pepper");
-        assert_eq!(t.len(), 4 + 64 + 16);
+        let t = format_token(&[0xab; RANDOM_BYTES], "pepper");
+        assert_eq!(t.len(), 4 + 64);
         assert!(t.starts_with("dbc_abab"));
         assert!(is_minted(&t, "pepper"));
         assert!(!is_minted(&t, "other pepper"), "another key");
@@ -171,11 +174,12 @@ mod tests {
         forged.replace_range(10..11, if &t[10..11] == "0" { "1" } else { "0" });
         assert!(!is_minted(&forged, "pepper"), "random part changed");
         assert!(!is_minted(&t[..t.len() - 1], "pepper"));
+        assert!(!is_minted(&format!("{t}00"), "pepper"), "the 80-digit format of before");
         assert!(!is_minted("dbc_xyz", "pepper"));
         assert!(!is_minted(&t.replace("dbc_", "abc_"), "pepper"));
         assert!(
             !is_minted(&format!("dbc_{}", "ab".repeat(32)), "pepper"),
-            "tokens of the old format are refused"
+            "64 hex digits without a valid checksum are refused"
         );
         assert_eq!(
             hash_token("abc"),
