@@ -485,9 +485,11 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
             auth::note_write(&admitted.hash, b);
         }
     }
-    if route.is_cacheable() {
-        resp = edge::conditional(resp, if_none_match.as_deref()).await;
-    }
+    resp = if route.is_cacheable() {
+        edge::conditional(resp, if_none_match.as_deref())
+    } else {
+        edge::untagged(resp)
+    };
     let db_ms = app.used_db().map_or(0.0, |db| db.spent_ms());
     let total_ms = js_sys::Date::now() - started;
     let headers = resp.headers_mut();

@@ -174,7 +174,10 @@ mod tests {
         forged.replace_range(10..11, if &t[10..11] == "0" { "1" } else { "0" });
         assert!(!is_minted(&forged, "pepper"), "random part changed");
         assert!(!is_minted(&t[..t.len() - 1], "pepper"));
-        assert!(!is_minted(&format!("{t}00"), "pepper"), "the 80-digit format of before");
+        assert!(
+            !is_minted(&format!("{t}00"), "pepper"),
+            "the 80-digit format of before"
+        );
         assert!(!is_minted("dbc_xyz", "pepper"));
         assert!(!is_minted(&t.replace("dbc_", "abc_"), "pepper"));
         assert!(

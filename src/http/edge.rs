@@ -3,7 +3,7 @@
 
 use worker::{Headers, Response};
 
-use crate::domain::conditional::{none_match, strong_etag};
+use crate::domain::conditional::none_match;
 
 /// Request headers a browser may send cross-origin.
 const ALLOW_HEADERS: &str =
@@ -43,23 +43,27 @@ fn rebuilt(status: u16, headers: Headers, body: Option<Vec<u8>>) -> Response {
     }
 }
 
-/// A 200 gets a strong `ETag` from its bytes; when `If-None-Match` names it, the answer is
-/// a 304 with the same headers and no body.
-pub async fn conditional(mut resp: Response, if_none_match: Option<&str>) -> Response {
-    if resp.status_code() != 200 {
-        return resp;
-    }
-    let Ok(bytes) = resp.bytes().await else {
+/// A 200 carries the strong `ETag` its JSON was tagged with (`http::json`); when
+/// `If-None-Match` names it, the answer is a 304 with the same headers and no body.
+pub fn conditional(resp: Response, if_none_match: Option<&str>) -> Response {
+    let Some(if_none_match) = if_none_match else {
         return resp;
     };
-    let etag = strong_etag(&bytes);
-    let headers = resp.headers().clone();
-    let _ = headers.set("ETag", &etag);
-    if if_none_match.is_some_and(|v| none_match(v, &etag)) {
-        let _ = headers.delete("Content-Type");
-        return rebuilt(304, headers, None);
+    let etag = resp.headers().get("ETag").ok().flatten();
+    match etag {
+        Some(etag) if resp.status_code() == 200 && none_match(if_none_match, &etag) => {
+            let headers = resp.headers().clone();
+            let _ = headers.delete("Content-Type");
+            rebuilt(304, headers, None)
+        }
+        _ => resp,
     }
-    rebuilt(200, headers, Some(bytes))
+}
+
+/// Answers that are not conditional GETs carry no entity tag.
+pub fn untagged(mut resp: Response) -> Response {
+    let _ = resp.headers_mut().delete("ETag");
+    resp
 }
 
 /// Names the request in its answer (`X-Request-Id`) and, for a JSON error, in the body

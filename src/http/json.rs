@@ -1,7 +1,10 @@
-//! The JSON response every layer above builds on; it depends on nothing else here.
+//! The JSON response every layer above builds on; it depends on nothing else here (but
+//! the pure domain's entity tag).
 
 use serde::Serialize;
 use worker::{Headers, Response};
+
+use crate::domain::conditional::strong_etag;
 
 /// Serialises `body`; a body that cannot be serialised is logged and answered as a 500
 /// rather than unwinding.
@@ -15,6 +18,12 @@ pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
     };
     let headers = Headers::new();
     let _ = headers.set("Content-Type", "application/json");
+    // Tagged here, while the bytes are in wasm memory: reading them back out of the
+    // Response later to tag them copied the body twice. Routes that are not conditional
+    // GETs drop the header (`edge::conditional`).
+    if status == 200 {
+        let _ = headers.set("ETag", &strong_etag(&bytes));
+    }
     Response::builder()
         .with_status(status)
         .with_headers(headers)

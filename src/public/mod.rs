@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 use worker::{Headers, Request, Response};
 
 use crate::domain::card::Card;
+use crate::domain::conditional::strong_etag;
 use crate::domain::lang::{available_languages, is_language};
 use crate::domain::lead::{consent_required, consented, source, validate_lead, LeadInput};
 use crate::domain::slug::is_valid_slug;
@@ -200,11 +201,11 @@ async fn serve(
                 "Content-Disposition",
                 &format!("inline; filename=\"{}-qr.svg\"", card.slug),
             );
-            let resp = Response::builder()
-                .with_headers(h)
-                .fixed(svg.into_string().into_bytes());
+            let body = svg.into_string().into_bytes();
+            let _ = h.set("ETag", &strong_etag(&body));
+            let resp = Response::builder().with_headers(h).fixed(body);
             let if_none_match = req.headers().get("If-None-Match").ok().flatten();
-            Ok(conditional(resp, if_none_match.as_deref()).await)
+            Ok(conditional(resp, if_none_match.as_deref()))
         }
         [slug, "go", kind] if read => {
             let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;

@@ -2,8 +2,8 @@
 //! non-generic reader, rather than through a serde visitor per row type (each was 1-4 KB
 //! of wasm). The field list of [`impl_row!`] is also the `SELECT` list (`columns_of`).
 
-use js_sys::Reflect;
 use serde::{Deserialize, Deserializer};
+use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use worker::{D1Result, Result};
 
@@ -119,19 +119,6 @@ fn js_cell(value: JsValue) -> Cell {
     }
 }
 
-/// The named properties of a JavaScript object (a D1 row or a parsed snapshot).
-fn js_cells(row: &JsValue, fields: &[&str]) -> Result<Vec<Cell>> {
-    fields
-        .iter()
-        .map(|f| Ok(js_cell(Reflect::get(row, &JsValue::from_str(f))?)))
-        .collect()
-}
-
-/// A row read from a JavaScript object.
-pub fn from_js<T: Row>(row: &JsValue) -> Result<T> {
-    T::from_cells(js_cells(row, T::FIELDS)?).map_err(bad_column)
-}
-
 /// A row read from a JSON object (natively: tests and the snapshot decoder off wasm).
 pub fn from_json<T: Row>(row: &serde_json::Value) -> Result<T> {
     use serde_json::Value;
@@ -161,9 +148,33 @@ fn js_rows(result: &D1Result) -> Result<Vec<JsValue>> {
     Ok(result.results::<Js>()?.into_iter().map(|r| r.0).collect())
 }
 
-/// The rows of a result, decoded.
+/// The rows of a result, decoded. The column names are read once, from the first row
+/// (every row of a result has the same columns in the same order); each row is then one
+/// `Object.values` and indexed reads, instead of a property lookup by a freshly made
+/// JavaScript string per column (3,700 of them for a page of 100 cards).
 pub fn decode<T: Row>(result: &D1Result) -> Result<Vec<T>> {
-    js_rows(result)?.iter().map(from_js).collect()
+    let rows = js_rows(result)?;
+    let Some(first) = rows.first() else {
+        return Ok(Vec::new());
+    };
+    let keys: Vec<String> = js_sys::Object::keys(first.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .map(|k| k.as_string().unwrap_or_default())
+        .collect();
+    let positions: Vec<Option<u32>> = T::FIELDS
+        .iter()
+        .map(|f| keys.iter().position(|k| k == f).map(|p| p as u32))
+        .collect();
+    rows.iter()
+        .map(|row| {
+            let values = js_sys::Object::values(row.unchecked_ref::<js_sys::Object>());
+            let cells = positions
+                .iter()
+                .map(|p| p.map_or(Cell::Null, |i| js_cell(values.get(i))))
+                .collect();
+            T::from_cells(cells).map_err(bad_column)
+        })
+        .collect()
 }
 
 /// How many rows a result has.
