@@ -35,6 +35,11 @@ impl Decision {
 }
 
 impl Window {
+    /// A window from stored (second, count) pairs, oldest first.
+    pub fn from_buckets(buckets: Vec<(i64, u32)>) -> Window {
+        Window { buckets }
+    }
+
     /// Counts a request at `now_ms` if it fits under `limit`; refused requests are not counted.
     pub fn hit(&mut self, now_ms: i64, limit: u32) -> Decision {
         let now_s = now_ms.div_euclid(1000);

@@ -12,11 +12,18 @@ use worker::{durable_object, DurableObject, Env, Request, Response, Result, Stat
 
 use crate::db::Db;
 use crate::domain::ratelimit::{Decision, Window};
+use crate::durable::int;
 use crate::store::tokens::{self, AuthRow};
 use client::{Call, Gate};
 
-const KEY: &str = "window";
 const BOOKMARK: &str = "bookmark";
+/// One row per second with admitted requests: an admitted request is one synchronous
+/// upsert, where a `put` of the whole window (the object's key-value API) serialised up
+/// to 60 buckets per request.
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS hits (second INTEGER PRIMARY KEY, \
+                      n INTEGER NOT NULL) WITHOUT ROWID;";
+/// Seconds a bucket counts for (the rolling minute).
+const WINDOW_S: i64 = 60;
 /// `last_used_at` is written at most once per this interval per token.
 const TOUCH_INTERVAL_MS: i64 = 60_000;
 
@@ -32,6 +39,15 @@ pub struct RateLimiter {
     generation: Cell<u64>,
     /// The D1 bookmark of the token's latest write; loaded from storage on first use.
     bookmark: RefCell<Option<Option<String>>>,
+    schema_ready: Cell<bool>,
+    /// Rows of seconds before this one may still be stored (pruned at most once a minute).
+    pruned_to: Cell<i64>,
+}
+
+#[derive(serde::Deserialize)]
+struct HitRow {
+    second: i64,
+    n: i64,
 }
 
 impl RateLimiter {
@@ -47,23 +63,42 @@ impl RateLimiter {
         Ok(row)
     }
 
-    async fn hit(&self, limit: u32) -> Result<Decision> {
-        if self.window.borrow().is_none() {
-            let stored = self.state.storage().get::<Window>(KEY).await?;
-            let mut slot = self.window.borrow_mut();
-            if slot.is_none() {
-                *slot = Some(stored.unwrap_or_default());
-            }
+    /// Synchronous from start to end (SQLite storage), so two requests never read the same
+    /// count; the object's output gate holds the answer until the upsert is durable, so an
+    /// admitted request is never forgotten by a restarted object.
+    fn hit(&self, limit: u32) -> Result<Decision> {
+        let sql = crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready)?;
+        let now_ms = js_sys::Date::now() as i64;
+        let now_s = now_ms.div_euclid(1000);
+        let mut slot = self.window.borrow_mut();
+        if slot.is_none() {
+            let rows: Vec<HitRow> = sql
+                .exec(
+                    "SELECT second, n FROM hits WHERE second > ? ORDER BY second",
+                    vec![int(now_s - WINDOW_S)],
+                )?
+                .to_array()?;
+            let buckets = rows
+                .into_iter()
+                .map(|r| (r.second, r.n.clamp(0, u32::MAX as i64) as u32))
+                .collect();
+            *slot = Some(Window::from_buckets(buckets));
         }
-        // Decide and update with no await in between, so two requests never read the same count.
-        let (decision, snapshot) = {
-            let mut slot = self.window.borrow_mut();
-            let window = slot.get_or_insert_with(Window::default);
-            let d = window.hit(js_sys::Date::now() as i64, limit);
-            (d, d.allowed.then(|| window.clone()))
-        };
-        if let Some(window) = snapshot {
-            self.state.storage().put(KEY, &window).await?;
+        let window = slot.get_or_insert_with(Window::default);
+        let decision = window.hit(now_ms, limit);
+        if decision.allowed {
+            sql.exec(
+                "INSERT INTO hits (second, n) VALUES (?, 1) \
+                 ON CONFLICT (second) DO UPDATE SET n = n + 1",
+                vec![int(now_s)],
+            )?;
+            if now_s - WINDOW_S > self.pruned_to.get() + WINDOW_S {
+                sql.exec(
+                    "DELETE FROM hits WHERE second <= ?",
+                    vec![int(now_s - WINDOW_S)],
+                )?;
+                self.pruned_to.set(now_s - WINDOW_S);
+            }
         }
         Ok(decision)
     }
@@ -120,6 +155,8 @@ impl DurableObject for RateLimiter {
             auth: RefCell::new(None),
             generation: Cell::new(0),
             bookmark: RefCell::new(None),
+            schema_ready: Cell::new(false),
+            pruned_to: Cell::new(0),
         }
     }
 
@@ -146,7 +183,7 @@ impl DurableObject for RateLimiter {
                 bookmark: None,
             });
         };
-        let decision = self.hit(limit).await?;
+        let decision = self.hit(limit)?;
         self.touch(&mut row);
         Response::from_json(&Gate {
             auth: Some(row),
