@@ -9,6 +9,7 @@
 // with every field and 20 leads through the API, warms up, then profiles REQUESTS requests
 // (default 2000) at 8 concurrent. For readable wasm frames build without the name trimming:
 // `worker-build --release` (what `make build` runs before scripts/short-wasm-names.mjs).
+// `ws` is pinned in package.json for it.
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
