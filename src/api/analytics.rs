@@ -3,7 +3,8 @@
 use worker::{Request, Response};
 
 use crate::domain::analytics::{
-    period_days, report, ClicksDay, CounterKey, Day, ViewsDay, DEFAULT_PERIOD,
+    period_days, report, summarizable, summarize, ClicksDay, CounterKey, Day, ViewsDay,
+    DEFAULT_PERIOD,
 };
 use crate::domain::principal::Principal;
 use crate::domain::time::day_of;
@@ -56,13 +57,47 @@ pub async fn clicks(app: &App, p: &Principal, req: &Request) -> ApiResult<Respon
 }
 
 /// Both endpoints: the window's month documents of kind `D`, summed into its report.
+/// Settled months wholly inside the window are read from their summaries (a 365-day report
+/// then reads ~1/4 of the bytes); a summary not written yet is made from its month's full
+/// document, which this request reads instead, and stored after the answer.
 async fn serve<D: Day>(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let w = window(app, p, req).await?;
     let today = day_of(app.now_ms);
     let keys = CounterKey::for_window(p.account_id, w.card.into(), D::KIND, today, w.days);
+    let plan = summarizable(today, w.days);
+    let wanted: Vec<String> = keys
+        .iter()
+        .zip(&plan)
+        .map(|(k, (_, summary))| {
+            if *summary {
+                k.summary_key()
+            } else {
+                k.to_string()
+            }
+        })
+        .collect();
     let started = js_sys::Date::now();
-    let docs = analytics::docs(&app.env, &keys).await?;
+    let mut docs = analytics::docs(&app.env, &wanted).await?;
+    let missing: Vec<usize> = (0..keys.len())
+        .filter(|&i| plan[i].1 && docs[i].is_none())
+        .collect();
+    if !missing.is_empty() {
+        let full_keys: Vec<String> = missing.iter().map(|&i| keys[i].to_string()).collect();
+        let full = analytics::docs(&app.env, &full_keys).await?;
+        for (&i, text) in missing.iter().zip(full) {
+            if let Some(summary) = text.as_deref().and_then(summarize) {
+                let (env, key) = (app.env.clone(), keys[i]);
+                app.ctx.wait_until(async move {
+                    if let Err(e) = analytics::put_summary(&env, &key, &summary).await {
+                        worker::console_warn!("storing an analytics summary failed: {e}");
+                    }
+                });
+            }
+            docs[i] = text;
+        }
+    }
     app.spent_kv(js_sys::Date::now() - started);
+    let docs: Vec<String> = docs.into_iter().flatten().collect();
     ok(&Data {
         data: report::<D>(&docs, today, &w.period, w.days),
     })

@@ -8,15 +8,29 @@ use crate::domain::analytics::CounterKey;
 /// The KV namespace binding of the counter documents.
 pub const NAMESPACE: &str = "ANALYTICS";
 
-/// The documents stored under `keys`, as JSON text, in one bulk KV read; missing ones
-/// are left out.
-pub async fn docs(env: &Env, keys: &[CounterKey]) -> Result<Vec<String>> {
-    let keys: Vec<String> = keys.iter().map(CounterKey::to_string).collect();
-    let found = env
+/// Counter documents live as long as the aggregator lets them; reports look back at most
+/// 365 days.
+pub const TTL_S: u64 = 400 * 86_400;
+
+/// The documents stored under `keys` (month documents or their summaries), as JSON text,
+/// in one bulk KV read; `None` for a key with nothing stored.
+pub async fn docs(env: &Env, keys: &[String]) -> Result<Vec<Option<String>>> {
+    let mut found = env
         .kv(NAMESPACE)?
-        .get_bulk(&keys)
+        .get_bulk(keys)
         .text()
         .await
         .map_err(|e| worker::Error::RustError(e.to_string()))?;
-    Ok(found.into_values().flatten().collect())
+    Ok(keys.iter().map(|k| found.remove(k).flatten()).collect())
+}
+
+/// Stores a settled month's summary (`CounterKey::summary_key`). Written by readers, once
+/// per month and key: no event changes a settled month, so it races no other writer.
+pub async fn put_summary(env: &Env, key: &CounterKey, body: &str) -> Result<()> {
+    env.kv(NAMESPACE)?
+        .put_bytes(&key.summary_key(), body.as_bytes())?
+        .expiration_ttl(TTL_S)
+        .execute()
+        .await
+        .map_err(|e| worker::Error::RustError(e.to_string()))
 }

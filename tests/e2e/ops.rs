@@ -215,6 +215,47 @@ fn make_seed_fills_a_realistic_service() {
     );
     let clicks = get("/analytics/clicks?period=90d")["data"].clone();
     assert!(clicks["total_clicks"].as_u64() > Some(100), "{clicks}");
+    // The first 365-day report stored summaries of the settled months it read; the next
+    // reads them instead of the full documents and answers exactly the same.
+    let summaries = || {
+        let out = std::process::Command::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/node_modules/.bin/wrangler"
+        ))
+        .args(["kv", "key", "list", "--binding", "ANALYTICS", "--local"])
+        .arg("--persist-to")
+        .arg(&s.state)
+        .arg("--config")
+        .arg(s.state.join("wrangler.toml"))
+        .env("CI", "true")
+        .output()
+        .expect("wrangler kv key list");
+        let keys: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        keys.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|k| k["name"].as_str())
+                    .filter(|n| n.ends_with("/summary"))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let stored = loop {
+        let stored = summaries();
+        if stored.iter().any(|k| k.contains("/all/views/")) || Instant::now() > deadline {
+            break stored;
+        }
+        thread::sleep(Duration::from_millis(300));
+    };
+    assert!(
+        stored.iter().filter(|k| k.contains("/all/views/")).count() >= 10,
+        "{stored:?}"
+    );
+    assert_eq!(get("/analytics/views?period=365d")["data"], year);
+    let year_clicks = get("/analytics/clicks?period=365d")["data"].clone();
+    assert_eq!(get("/analytics/clicks?period=365d")["data"], year_clicks);
     // Every card URL printed opens.
     let pages: Vec<&str> = text
         .lines()

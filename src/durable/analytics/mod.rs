@@ -18,10 +18,8 @@ use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlS
 use crate::domain::analytics::{fold, CounterKey, Dimension, Event, Increment, Month};
 use crate::domain::time::day_of;
 use crate::durable::{int, txt};
-use crate::store::analytics::NAMESPACE;
+use crate::store::analytics::{NAMESPACE, TTL_S as KV_TTL_S};
 
-/// Counter documents expire after this long; reports look back at most 365 days.
-const KV_TTL_S: u64 = 400 * 86_400;
 const MIN_FLUSH_GAP_MS: i64 = 1_000;
 const FIRST_FLUSH_DELAY_MS: i64 = 250;
 
