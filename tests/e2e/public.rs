@@ -769,4 +769,19 @@ fn design_config_is_checked_and_shapes_the_page() {
         .unwrap()
         .contains("img-src 'self' data:;"));
     assert!(r.body.contains("<body class=\"t-classic light f-system\">"));
+    // Sharing metadata is always there; og:image only with an avatar or a cover.
+    for tag in [
+        "<meta property=\"og:title\" content=\"",
+        "<meta property=\"og:description\" content=\"",
+        "<meta name=\"twitter:card\" content=\"summary\">",
+    ] {
+        assert!(r.body.contains(tag), "{tag}");
+    }
+    assert!(!r.body.contains("og:image"));
+    // An unknown template renders classic.
+    let odd =
+        t.card(json!({"first_name": "Odd", "last_name": "Layout", "template_id": "holographic"}));
+    let r = get(&format!("/c/{}", odd["slug"].as_str().unwrap()));
+    assert_html(&r, 200);
+    assert!(r.body.contains("<body class=\"t-classic light f-system\">"));
 }
