@@ -161,17 +161,7 @@ fn thirty_concurrent_patches_get_thirty_consecutive_sequences() {
                 let path = format!("/cards/{id}");
                 let body = json!({"bio": format!("v{i}")});
                 let key = format!("patch-{i}");
-                // wrangler's dev proxy answers 503 "worker restarted mid-request" when its
-                // runtime restarts under it (seen in some full runs, never alone); the key
-                // makes the retry safe whether or not the first try reached D1.
-                let mut r = with_key(t, "PATCH", &path, &key, &body);
-                for _ in 0..5 {
-                    if !(r.status == 503 && r.body.contains("restarted mid-request")) {
-                        break;
-                    }
-                    thread::sleep(std::time::Duration::from_millis(500));
-                    r = with_key(t, "PATCH", &path, &key, &body);
-                }
+                let r = with_key(t, "PATCH", &path, &key, &body);
                 assert_eq!(r.status, 200, "{}", r.body);
             });
         }
