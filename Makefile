@@ -67,7 +67,6 @@ build/index.js: $(SOURCES) | .tools/stamp
 	@echo "==> building the worker (release wasm)"
 	@worker-build --release
 	@node scripts/short-wasm-names.mjs build/index_bg.wasm
-	@mkdir -p build/assets/api/v1 && cp openapi.json build/assets/api/v1/openapi.json
 	@ls -l build/index_bg.wasm | awk '{printf "==> wasm: %d bytes", $$5}'; \
 	  gzip -9c build/index_bg.wasm | wc -c | awk '{printf ", %d gzipped\n", $$1}'
 

@@ -238,7 +238,7 @@ pub fn match_api(method: &str, segments: &[&str]) -> ApiResult<Route> {
         (["webhooks", _, "deliveries"], _) => return Err(ApiError::MethodNotAllowed("GET")),
         (["analytics", "views"], "GET") => Route::AnalyticsViews,
         (["analytics", "clicks"], "GET") => Route::AnalyticsClicks,
-        (["openapi.json"], "GET") => Route::OpenApi,
+        (["openapi.json"], "GET" | "HEAD") => Route::OpenApi,
         (
             ["leads"]
             | ["events"]
@@ -392,7 +392,7 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
     };
     app.trace.borrow_mut().route = route.name();
     if route == Route::OpenApi {
-        let doc = api::openapi::document(app, req).await;
+        let doc = api::openapi::document(&req);
         return edge::cors(doc.unwrap_or_else(ApiError::into_response));
     }
     let started = js_sys::Date::now();

@@ -1,12 +1,51 @@
 //! The published OpenAPI 3.1 description (spec 9.3), served without authentication. The
-//! file is a static asset (`[assets]` in wrangler.toml), answered before the worker runs;
-//! a request that reaches the worker anyway is handed to the assets binding.
+//! document is bundled into the worker's JavaScript (`openapi.mjs`), not the wasm; only its
+//! strong ETag is computed here, once per isolate.
 
-use worker::{Request, Response};
+use std::cell::OnceCell;
 
+use wasm_bindgen::prelude::wasm_bindgen;
+use worker::{web_sys, Headers, Request, Response};
+
+use crate::domain::conditional::{none_match, strong_etag};
 use crate::http::error::ApiResult;
-use crate::http::App;
 
-pub async fn document(app: &App, req: Request) -> ApiResult<Response> {
-    Ok(app.env.assets("ASSETS")?.fetch_request(req).await?)
+#[wasm_bindgen(module = "/src/api/openapi.mjs")]
+extern "C" {
+    fn openapi_text() -> String;
+    fn openapi_response(
+        status: u16,
+        headers: &web_sys::Headers,
+        with_body: bool,
+    ) -> web_sys::Response;
+}
+
+thread_local! {
+    static ETAG: OnceCell<String> = const { OnceCell::new() };
+}
+
+fn etag() -> String {
+    ETAG.with(|tag| {
+        tag.get_or_init(|| strong_etag(openapi_text().as_bytes()))
+            .clone()
+    })
+}
+
+/// GET or HEAD; 304 when the client holds the current document.
+pub fn document(req: &Request) -> ApiResult<Response> {
+    let tag = etag();
+    let fresh = req
+        .headers()
+        .get("If-None-Match")?
+        .is_some_and(|sent| none_match(&sent, &tag));
+    let headers = Headers::new();
+    headers.set("Content-Type", "application/json")?;
+    headers.set("ETag", &tag)?;
+    // Revalidated on every use (the ETag makes that a 304): a deploy is seen at once.
+    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    let status = if fresh { 304 } else { 200 };
+    let with_body = !fresh && req.inner().method() != "HEAD";
+    Ok(Response::from(openapi_response(
+        status, &headers.0, with_body,
+    )))
 }

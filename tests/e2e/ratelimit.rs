@@ -2,9 +2,9 @@
 
 use std::sync::OnceLock;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use crate::harness::{server, Server, Tenant, ADMIN_TOKEN};
+use crate::harness::{call, server, Server, Tenant, ADMIN_TOKEN};
 
 const SMALL: u32 = 5;
 
@@ -224,5 +224,47 @@ fn openapi_document_is_published_without_auth() {
     assert_eq!(
         headers,
         ["webhook-id", "webhook-timestamp", "webhook-signature"]
+    );
+}
+
+#[test]
+fn openapi_document_is_the_repositorys_with_an_etag_304_head_and_cors() {
+    let s = server();
+    let r = s.call("GET", "/api/v1/openapi.json", None, None);
+    assert_eq!(r.status, 200);
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r.json(), file, "the served document is openapi.json");
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    let tag = r.header("etag").expect("an ETag").to_string();
+    assert!(tag.starts_with('"') && tag.len() > 10, "{tag}");
+    let again = call(
+        "GET",
+        &format!("{}/api/v1/openapi.json", s.base),
+        None,
+        None,
+        &[("If-None-Match", &tag)],
+    );
+    assert_eq!(again.status, 304);
+    assert_eq!(again.body, "");
+    assert_eq!(again.header("etag"), Some(tag.as_str()));
+    let stale = call(
+        "GET",
+        &format!("{}/api/v1/openapi.json", s.base),
+        None,
+        None,
+        &[("If-None-Match", "\"other\"")],
+    );
+    assert_eq!(stale.status, 200);
+    let head = s.call("HEAD", "/api/v1/openapi.json", None, None);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.body, "");
+    assert_eq!(head.header("content-type"), Some("application/json"));
+    assert_eq!(
+        s.call("POST", "/api/v1/openapi.json", None, Some("{}"))
+            .status,
+        405
     );
 }
