@@ -30,13 +30,14 @@ const fail = (what) => {
 };
 const ok = (what) => console.log(`  ok   ${what}`);
 
+// A free port below Linux's ephemeral range (32768-60999): one picked there can become the
+// source port of an outgoing connection before wrangler binds it.
 function freePort() {
   return new Promise((resolve) => {
+    const port = 20000 + Math.floor(Math.random() * 12000);
     const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
+    s.once("error", () => resolve(freePort()));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(port)));
   });
 }
 
@@ -48,7 +49,9 @@ const IMAGES = {
 };
 
 async function main() {
-  const [port, inspector, imagePort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const ports = new Set();
+  while (ports.size < 3) ports.add(await freePort());
+  const [port, inspector, imagePort] = [...ports];
   const images = createServer((req, res) => {
     const body = IMAGES[req.url];
     res.writeHead(body ? 200 : 404, { "Content-Type": "image/svg+xml" });

@@ -24,8 +24,18 @@ verdict() {
 echo "==> openapi-spec-validator"
 "$venv/bin/openapi-spec-validator" openapi.json
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# A free port below Linux's ephemeral range (32768-60999): one picked there can become the
+# source port of an outgoing connection before wrangler binds it.
+free_port() { python3 -c '
+import random, socket
+while True:
+    p = random.randrange(20000, 32000)
+    try:
+        socket.socket().bind(("127.0.0.1", p)); print(p); break
+    except OSError:
+        pass'; }
 port=$(free_port); inspector=$(free_port)
+while [ "$inspector" = "$port" ]; do inspector=$(free_port); done
 state=$(mktemp -d "${TMPDIR:-/tmp}/cardapi-contract.XXXXXX")
 admin=contract-admin-$RANDOM$RANDOM
 pid=""
