@@ -58,10 +58,16 @@ OPS = {
 
 # Why a target is missed, from the probes in bench/README.md ("What the numbers say").
 CAUSES = {
-    "analytics": "the two edge months of a 365-day window are still full documents and the 365-day "
-                 "series itself (365 dates in, 365 out) is work a 30-day report does not do; settled "
-                 "months are already read from their summaries (bench/README.md).",
+    "analytics": "a 365-day report reads 3 KV keys (the two edge months in full and the history of "
+                 "settled months) against 2, and builds a 365-day series; the local KV's cost per key "
+                 "is most of it (storage probe, bench/README.md).",
 }
+
+
+# The read endpoints bench/probe mirrors.
+PROBED = ["listCards 15", "listCards 100", "getCard (20 leads)", "listLeads", "views 30d", "views 365d"]
+# Those the JavaScript peer also serves.
+PEER_ROWS = PROBED[:4]
 
 
 def free_port():
@@ -323,6 +329,17 @@ def main():
         workers.append(base)
         print(f"==> seeding {CARDS} cards, {LEADS} leads and a year of analytics", flush=True)
         token, card = seed(api, state)
+        # The storage probe reads a copy of the seeded state (its D1 and KV ids are the API
+        # worker's): two runtimes on the same SQLite files make each other's writes fail.
+        # The history documents long reports read are written first.
+        for period in ("30d", "365d"):
+            for kind in ("views", "clicks"):
+                http("GET", f"{api.base}/api/v1/analytics/{kind}?period={period}", token)
+        time.sleep(1)
+        probe_state = state + "-probe"
+        shutil.copytree(state, probe_state, ignore=shutil.ignore_patterns("*.log"))
+        storage = Worker("probe", os.path.join(ROOT, "bench", "probe", "wrangler.toml"), {}, probe_state)
+        workers.append(storage)
         a = api.base + "/api/v1"
         baseline = dict(url=base.base + "/")
         phases = [
@@ -341,6 +358,7 @@ def main():
             ("listEvents 50", dict(url=a + "/events?limit=50", token=token)),
         ]
         results, skipped, slices = {}, {}, []
+        own = {name: {} for name in PROBED}
         # Other work on this shared machine (compilers, test suites) comes in bursts of a few
         # seconds, so each endpoint's load is cut into ROUNDS slices alternating with baseline
         # slices, and its ratio is taken against the baseline slices around it.
@@ -365,15 +383,23 @@ def main():
             r["baseline_rps"] = merge_slices(around)["rps"]
             results[name] = r
             slices += around
+            if name in PROBED:
+                # The same storage calls alone, as this worker makes them and as the peer does.
+                path = kw["url"][len(api.base):]
+                for mode in ("rust", "peer") if name in PEER_ROWS else ("rust",):
+                    pkw = {**kw, "url": f"{storage.base}/{mode}{path}"}
+                    warm_up(storage, pkw, state)
+                    own[name][mode] = merge_slices([phase(storage, pkw, state, part) for _ in range(ROUNDS)])["cpu_ms"]
         if not slices:  # every endpoint skipped: still show the ceiling
             slices.append(phase(base, baseline, state, part))
         results = {"baseline": merge_slices(slices), **results}
     finally:
         for w in workers:
             w.stop()
-    report(results, skipped, raw, gz)
+    report(results, skipped, raw, gz, own)
     # The state (seeded D1, KV, logs) is kept only when the run fails, for the logs.
     shutil.rmtree(state, ignore_errors=True)
+    shutil.rmtree(state + "-probe", ignore_errors=True)
 
 
 def warm_up(worker, kw, state):
@@ -432,7 +458,19 @@ def probe(url, method="GET", token=None, body=None, ua=None, create=False, keyed
         return 0
 
 
-def report(results, skipped, raw, gz):
+def own_table(results, own):
+    """CPU per request minus that of the same storage calls alone (bench/probe)."""
+    lines = ["| endpoint | CPU ms/req | storage calls alone (this worker's) | own CPU ms/req "
+             "| storage calls alone (the peer's) |", "|---|---:|---:|---:|---:|"]
+    for name, probes in own.items():
+        if name in results and "rust" in probes:
+            total = results[name]["cpu_ms"]
+            peer = f"{probes['peer']:.2f}" if "peer" in probes else "-"
+            lines.append(f"| {name} | {total:.2f} | {probes['rust']:.2f} | {total - probes['rust']:.2f} | {peer} |")
+    return "\n".join(lines)
+
+
+def report(results, skipped, raw, gz, own):
     base_cpu = results["baseline"]["cpu_ms"]
     lines = ["| endpoint | req/s | p50 ms | p99 ms | x baseline | CPU ms/req | x baseline (CPU) | node ms/req "
              "| D1 | KV | DO | errors |",
@@ -471,7 +509,10 @@ def report(results, skipped, raw, gz):
             f"each endpoint: {ROUNDS} slices alternating with baseline slices; x baseline = its req/s / the req/s of "
             f"the baseline slices around it (baseline row: all {results['baseline']['slices']} baseline slices); "
             f"x baseline (CPU) = baseline CPU ms/req / the endpoint's, the same ratio without the other load on the machine\n"
-            f"D1/KV/DO = storage operations one request makes (D1 batch = 1)\n\n{table}\n\nTargets:\n{targets}\n")
+            f"D1/KV/DO = storage operations one request makes (D1 batch = 1)\n\n{table}\n\nTargets:\n{targets}\n"
+            f"\nOwn cost: CPU per request minus that of a probe making only the same storage calls "
+            f"(bench/probe; in production D1 and the objects run elsewhere). The peer's own cost is its CPU "
+            f"in the peer table below minus the last column.\n\n{own_table(results, own)}\n")
     print("\n" + text)
     host = f"{os.cpu_count()} cores"
     missed = [name for name, ok, _ in checks if ok is False]

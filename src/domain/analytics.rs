@@ -209,14 +209,64 @@ impl fmt::Display for CounterKey {
     }
 }
 
-/// A closed month's summary: its per-day counts and its totals, without the per-day
-/// breakdowns (~1.5 KB instead of ~11.5 KB). A report reads it for a month that lies
-/// wholly inside its window and ended before yesterday's month, which no event can change
-/// any more (events carry the day they happened, today or, near midnight, yesterday).
+/// The summaries of a scope's settled months, kept together in one document
+/// (`a/{account}/all/{kind}/history`, or the card's): a summary is a month's per-day counts
+/// and its totals, without the per-day breakdowns (~1.5 KB instead of ~11.5 KB). A report
+/// uses it for a month that lies wholly inside its window and ended before yesterday's
+/// month, which no event can change any more (events carry the day they happened, today
+/// or, near midnight, yesterday). One document instead of one per month: a 365-day report
+/// then reads three keys (this one and the two months at the window's edges), not thirteen.
 impl CounterKey {
-    pub fn summary_key(&self) -> String {
-        format!("{self}/summary")
+    pub fn history_key(&self) -> String {
+        let (account, kind) = (self.account, self.kind.as_str());
+        match self.scope {
+            Scope::Card(card) => format!("a/{account}/c/{card}/{kind}/history"),
+            Scope::All => format!("a/{account}/all/{kind}/history"),
+        }
     }
+}
+
+/// A history document is text, one line per month: `YYYY-MM <summary JSON>` (a summary
+/// is printed on one line). Not JSON: reading it is a split, where a JSON reader of its own
+/// would cost wasm size the budget does not have.
+///
+/// The summaries it holds, as (month, summary); lines that are not of that shape are
+/// skipped (their months are then read in full and written again).
+pub fn history_months(text: Option<&str>) -> Vec<(String, String)> {
+    text.unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .filter(|(m, summary)| m.len() == 7 && summary.starts_with('{'))
+        .map(|(m, summary)| (m.to_string(), summary.to_string()))
+        .collect()
+}
+
+/// The history document with `added` summaries (months it lacked) joined to those it held;
+/// months before `keep_from` are dropped (no report reaches back to them).
+pub fn history_with(
+    held: &[(String, String)],
+    added: &[(Month, String)],
+    keep_from: Month,
+) -> String {
+    let keep_from = keep_from.to_string();
+    let added: Vec<(String, &String)> = added.iter().map(|(m, s)| (m.to_string(), s)).collect();
+    let mut body = String::new();
+    let pairs = held
+        .iter()
+        .map(|(m, s)| (m, s))
+        .chain(added.iter().map(|(m, s)| (m, *s)));
+    for (m, summary) in pairs.filter(|(m, _)| **m >= keep_from) {
+        body.push_str(m);
+        body.push(' ');
+        body.push_str(summary);
+        body.push('\n');
+    }
+    body
+}
+
+/// The oldest month a history keeps: the first month of the longest report window.
+pub fn history_keep_from(today: i64) -> Month {
+    Month::of_day(today - 364)
 }
 
 /// The first day (days since the epoch) of a month.
@@ -794,8 +844,57 @@ mod tests {
                     month: 12
                 }
             }
-            .summary_key(),
-            "a/1/all/views/2025-12/summary"
+            .history_key(),
+            "a/1/all/views/history"
+        );
+        assert_eq!(
+            CounterKey {
+                account: 1,
+                scope: Scope::Card(7),
+                kind: Kind::Clicks,
+                month: Month {
+                    year: 2025,
+                    month: 12
+                }
+            }
+            .history_key(),
+            "a/1/c/7/clicks/history"
+        );
+    }
+
+    #[test]
+    fn a_history_keeps_summaries_by_month_and_forgets_the_oldest() {
+        let m = |year, month| Month { year, month };
+        assert!(history_months(None).is_empty());
+        assert!(history_months(Some("not json")).is_empty());
+        let first = history_with(
+            &[],
+            &[
+                (m(2025, 11), r#"{"days":{},"totals":{"views":1}}"#.into()),
+                (m(2025, 12), r#"{"days":{},"totals":{"views":2}}"#.into()),
+            ],
+            m(2025, 11),
+        );
+        let held = history_months(Some(&first));
+        let months = |h: &[(String, String)]| h.iter().map(|(m, _)| m.clone()).collect::<Vec<_>>();
+        assert_eq!(months(&held), ["2025-11", "2025-12"], "{first}");
+        assert_eq!(held[1].1, r#"{"days":{},"totals":{"views":2}}"#);
+        // A month added later joins; one before the kept window goes.
+        let second = history_with(
+            &held,
+            &[(m(2026, 1), r#"{"days":{},"totals":{"views":3}}"#.into())],
+            m(2025, 12),
+        );
+        let held = history_months(Some(&second));
+        assert_eq!(months(&held), ["2025-12", "2026-01"]);
+        assert!(
+            history_months(Some("2025-12\n2025-13 x\n")).is_empty(),
+            "malformed lines"
+        );
+        assert_eq!(
+            history_keep_from(days_from_civil(2026, 11, 23)),
+            m(2025, 11),
+            "the first month of a 365-day window"
         );
     }
 

@@ -24,11 +24,12 @@ pub async fn docs(env: &Env, keys: &[String]) -> Result<Vec<Option<String>>> {
     Ok(keys.iter().map(|k| found.remove(k).flatten()).collect())
 }
 
-/// Stores a settled month's summary (`CounterKey::summary_key`). Written by readers, once
-/// per month and key: no event changes a settled month, so it races no other writer.
-pub async fn put_summary(env: &Env, key: &CounterKey, body: &str) -> Result<()> {
+/// Stores a scope's history document (`CounterKey::history_key`). Written by readers when
+/// it lacks a settled month they needed; settled months never change, so a concurrent
+/// writer can only drop a month the other added, which the next reader adds again.
+pub async fn put_history(env: &Env, key: &CounterKey, body: &str) -> Result<()> {
     env.kv(NAMESPACE)?
-        .put_bytes(&key.summary_key(), body.as_bytes())?
+        .put_bytes(&key.history_key(), body.as_bytes())?
         .expiration_ttl(TTL_S)
         .execute()
         .await

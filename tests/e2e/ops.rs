@@ -215,44 +215,50 @@ fn make_seed_fills_a_realistic_service() {
     );
     let clicks = get("/analytics/clicks?period=90d")["data"].clone();
     assert!(clicks["total_clicks"].as_u64() > Some(100), "{clicks}");
-    // The first 365-day report stored summaries of the settled months it read; the next
-    // reads them instead of the full documents and answers exactly the same.
-    let summaries = || {
-        let out = std::process::Command::new(concat!(
+    // The first 365-day report stored the summaries of the settled months it read in the
+    // scope's history document; the next reads that one key instead of the full documents
+    // and answers exactly the same.
+    let wrangler = |args: &[&str]| {
+        std::process::Command::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/node_modules/.bin/wrangler"
         ))
-        .args(["kv", "key", "list", "--binding", "ANALYTICS", "--local"])
+        .args(["kv", "key"])
+        .args(args)
+        .args(["--binding", "ANALYTICS", "--local"])
         .arg("--persist-to")
         .arg(&s.state)
         .arg("--config")
         .arg(s.state.join("wrangler.toml"))
         .env("CI", "true")
         .output()
-        .expect("wrangler kv key list");
-        let keys: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-        keys.as_array()
-            .map(|a| {
+        .expect("wrangler kv key")
+        .stdout
+    };
+    let history_key = {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let keys: Value = serde_json::from_slice(&wrangler(&["list"])).unwrap_or_default();
+            let found = keys.as_array().and_then(|a| {
                 a.iter()
                     .filter_map(|k| k["name"].as_str())
-                    .filter(|n| n.ends_with("/summary"))
+                    .find(|n| n.contains("/all/views/history"))
                     .map(str::to_string)
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default()
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let stored = loop {
-        let stored = summaries();
-        if stored.iter().any(|k| k.contains("/all/views/")) || Instant::now() > deadline {
-            break stored;
+            });
+            if let Some(key) = found {
+                break key;
+            }
+            assert!(Instant::now() < deadline, "no history document: {keys}");
+            thread::sleep(Duration::from_millis(300));
         }
-        thread::sleep(Duration::from_millis(300));
     };
-    assert!(
-        stored.iter().filter(|k| k.contains("/all/views/")).count() >= 10,
-        "{stored:?}"
-    );
+    // One line per settled month: `YYYY-MM {summary}`.
+    let history = String::from_utf8(wrangler(&["get", &history_key])).unwrap();
+    let months = history
+        .lines()
+        .filter(|l| l.len() > 8 && l.as_bytes()[7] == b' ' && l[8..].starts_with('{'))
+        .count();
+    assert!(months >= 10, "{history}");
     assert_eq!(get("/analytics/views?period=365d")["data"], year);
     let year_clicks = get("/analytics/clicks?period=365d")["data"].clone();
     assert_eq!(get("/analytics/clicks?period=365d")["data"], year_clicks);
