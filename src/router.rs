@@ -392,8 +392,9 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
     };
     app.trace.borrow_mut().route = route.name();
     if route == Route::OpenApi {
-        let doc = api::openapi::document(&req);
-        return edge::cors(doc.unwrap_or_else(ApiError::into_response));
+        let doc = api::openapi::document(&req).unwrap_or_else(ApiError::into_response);
+        let if_none_match = req.headers().get("If-None-Match").ok().flatten();
+        return edge::cors(edge::conditional(doc, if_none_match.as_deref()));
     }
     let started = js_sys::Date::now();
     let limit = app

@@ -15,6 +15,6 @@ export function openapi_text() {
 }
 
 /** The answer, body and all, made here so the document never enters wasm memory. */
-export function openapi_response(status, headers, with_body) {
-  return new Response(with_body ? openapi_text() : null, { status, headers });
+export function openapi_response(headers, with_body) {
+  return new Response(with_body ? openapi_text() : null, { headers });
 }

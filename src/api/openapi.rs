@@ -7,17 +7,13 @@ use std::cell::OnceCell;
 use wasm_bindgen::prelude::wasm_bindgen;
 use worker::{web_sys, Headers, Request, Response};
 
-use crate::domain::conditional::{none_match, strong_etag};
+use crate::domain::conditional::strong_etag;
 use crate::http::error::ApiResult;
 
 #[wasm_bindgen(module = "/src/api/openapi.mjs")]
 extern "C" {
     fn openapi_text() -> String;
-    fn openapi_response(
-        status: u16,
-        headers: &web_sys::Headers,
-        with_body: bool,
-    ) -> web_sys::Response;
+    fn openapi_response(headers: &web_sys::Headers, with_body: bool) -> web_sys::Response;
 }
 
 thread_local! {
@@ -31,21 +27,14 @@ fn etag() -> String {
     })
 }
 
-/// GET or HEAD; 304 when the client holds the current document.
+/// GET or HEAD, tagged; the router answers a matching `If-None-Match` with a 304
+/// (`edge::conditional`), as for every conditional GET.
 pub fn document(req: &Request) -> ApiResult<Response> {
-    let tag = etag();
-    let fresh = req
-        .headers()
-        .get("If-None-Match")?
-        .is_some_and(|sent| none_match(&sent, &tag));
     let headers = Headers::new();
     headers.set("Content-Type", "application/json")?;
-    headers.set("ETag", &tag)?;
+    headers.set("ETag", &etag())?;
     // Revalidated on every use (the ETag makes that a 304): a deploy is seen at once.
     headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
-    let status = if fresh { 304 } else { 200 };
-    let with_body = !fresh && req.inner().method() != "HEAD";
-    Ok(Response::from(openapi_response(
-        status, &headers.0, with_body,
-    )))
+    let with_body = req.inner().method() != "HEAD";
+    Ok(Response::from(openapi_response(&headers.0, with_body)))
 }
