@@ -10,10 +10,11 @@ use crate::domain::principal::Principal;
 use crate::domain::slug::base_slug;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query, updated_since};
-use crate::http::response::{json_response, ok, Data, Paged};
+use crate::http::response::{join, json_response, json_text_response, ok, paged_text};
 use crate::http::App;
 use crate::store::cards::{self, Created};
 use crate::store::outbox;
+use crate::store::views::card_args;
 
 #[derive(Serialize)]
 struct One<'a> {
@@ -26,12 +27,9 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     let q = query(req);
     let page = params::page(&q);
     let since = updated_since(&q)?;
-    let (cards, total) = cards::list(&*app.db()?, p.account_id, since, page).await?;
-    let cards: Vec<Card> = cards.into_iter().map(|c| c.effective(p.features)).collect();
-    ok(&Paged {
-        data: cards.iter().map(|c| c.view(&app.base_url)).collect(),
-        meta: page.meta(total),
-    })
+    let view = card_args(&app.base_url, p.features);
+    let (cards, total) = cards::list(&*app.db()?, p.account_id, since, page, view).await?;
+    paged_text(&cards, page.meta(total))
 }
 
 fn one(app: &App, status: u16, card: &Card, message: &'static str) -> Response {
@@ -69,13 +67,19 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
 }
 
 pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    let (card, leads) = cards::get_with_leads(&*app.db()?, p.account_id, id)
+    let view = card_args(&app.base_url, p.features);
+    let (card, leads) = cards::get_with_leads(&*app.db()?, p.account_id, id, view)
         .await?
         .ok_or(ApiError::NotFound)?;
-    let card = card.effective(p.features);
-    let mut view = card.view(&app.base_url);
-    view.leads = Some(leads.iter().map(|l| l.view(None)).collect());
-    ok(&Data { data: view })
+    // `{"data":{...card,"leads":[...]}}`: the leads are the card's last field.
+    let card = card.json.strip_suffix('}').unwrap_or(&card.json);
+    let mut body = Vec::with_capacity(card.len() + leads.len() * 400 + 32);
+    body.extend_from_slice(b"{\"data\":");
+    body.extend_from_slice(card.as_bytes());
+    body.extend_from_slice(b",\"leads\":[");
+    join(&mut body, &leads);
+    body.extend_from_slice(b"]}}");
+    Ok(json_text_response(200, body))
 }
 
 pub async fn update(

@@ -8,7 +8,7 @@ use crate::domain::lead::erase_request;
 use crate::domain::principal::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, path_id, query, updated_since};
-use crate::http::response::{ok, Data, Paged};
+use crate::http::response::{ok, paged_text, Data};
 use crate::http::App;
 use crate::store::erasure::{self, LeadSet};
 use crate::store::leads::{self, LeadFilter};
@@ -28,10 +28,7 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
             .filter(|e| !e.is_empty()),
     };
     let (rows, total) = leads::list(&*app.db()?, p.account_id, &filter, page).await?;
-    ok(&Paged {
-        data: rows.iter().map(|l| l.view(None)).collect(),
-        meta: page.meta(total),
-    })
+    paged_text(&rows, page.meta(total))
 }
 
 pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {

@@ -9,13 +9,17 @@ use crate::domain::conditional::strong_etag;
 /// Serialises `body`; a body that cannot be serialised is logged and answered as a 500
 /// rather than unwinding.
 pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
-    let (status, bytes) = match serde_json::to_vec(body) {
-        Ok(bytes) => (status, bytes),
+    match serde_json::to_vec(body) {
+        Ok(bytes) => json_text_response(status, bytes),
         Err(e) => {
             worker::console_error!("serialising a response failed: {e}");
-            (500, br#"{"message":"Server error."}"#.to_vec())
+            json_text_response(500, br#"{"message":"Server error."}"#.to_vec())
         }
-    };
+    }
+}
+
+/// A response whose JSON text is already made (by serde, or by SQLite: `store::views`).
+pub fn json_text_response(status: u16, bytes: Vec<u8>) -> Response {
     let headers = Headers::new();
     let _ = headers.set("Content-Type", "application/json");
     // Tagged here, while the bytes are in wasm memory: reading them back out of the

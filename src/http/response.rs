@@ -4,7 +4,7 @@ use serde::Serialize;
 use worker::Response;
 
 use super::error::ApiResult;
-pub use super::json::json_response;
+pub use super::json::{json_response, json_text_response};
 use crate::domain::pagination::Meta;
 
 /// `{data}`: the single-resource envelope (spec 4.1).
@@ -18,6 +18,29 @@ pub struct Data<T> {
 pub struct Paged<T> {
     pub data: Vec<T>,
     pub meta: Meta,
+}
+
+/// `{"data":[...],"meta":{...}}` around items whose JSON is already made.
+pub fn paged_text<T: AsRef<str>>(items: &[T], meta: Meta) -> ApiResult<Response> {
+    let meta = serde_json::to_string(&meta).unwrap_or_default();
+    let len: usize = items.iter().map(|i| i.as_ref().len() + 1).sum();
+    let mut body = Vec::with_capacity(len + meta.len() + 24);
+    body.extend_from_slice(b"{\"data\":[");
+    join(&mut body, items);
+    body.extend_from_slice(b"],\"meta\":");
+    body.extend_from_slice(meta.as_bytes());
+    body.push(b'}');
+    Ok(json_text_response(200, body))
+}
+
+/// The items' JSON, comma-separated, appended to `body`.
+pub fn join<T: AsRef<str>>(body: &mut Vec<u8>, items: &[T]) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(item.as_ref().as_bytes());
+    }
 }
 
 /// A 200 with `body` as JSON.

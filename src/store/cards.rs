@@ -6,14 +6,14 @@ use super::accounts::AccountRow;
 use super::card_row::{card_columns, CardRow};
 use super::erasure::redact_card_leads_sql;
 use super::events::{self, Source};
-use super::leads::lead_columns;
 use super::outbox::{fanout_sql, Outbox};
+use super::views::{card_object, lead_object, JsonText};
 use super::{batch, columns_of, row_count, rows_of, select_first, Columns, Count, SqlValue, Stmt};
 use crate::db::Db;
 use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
-use crate::domain::lead::{Lead, LEADS_ON_CARD};
+use crate::domain::lead::LEADS_ON_CARD;
 use crate::domain::pagination::Page;
 
 /// The columns a patch sets. Adding a card field means one line here.
@@ -51,61 +51,74 @@ fn json_text<T: serde::Serialize>(value: &T) -> String {
 /// A page of the account's cards, most recently updated first, and their count;
 /// `since` keeps those updated at or after it (extensions.md 2). Both forms range over the
 /// index `cards_account_updated`.
-pub fn list_sql(account_id: i64, since: Option<i64>, page: Page) -> Vec<Stmt> {
-    // D1 refuses bindings a statement does not use, so ?2 appears in both forms.
-    let filter = if since.is_some() {
-        "updated_at >= ?2"
-    } else {
-        "?2 IS NULL"
+pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue; 4]) -> Vec<Stmt> {
+    // D1 refuses bindings a statement does not use, so the `since` argument appears in
+    // both forms.
+    let filter = |n: u8| {
+        if since.is_some() {
+            format!("updated_at >= ?{n}")
+        } else {
+            format!("?{n} IS NULL")
+        }
     };
+    let mut args = Vec::from(view);
+    args.extend([
+        account_id.into(),
+        since.into(),
+        page.per_page.into(),
+        page.offset().into(),
+    ]);
     vec![
         Stmt::new(
-            format!("SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1 AND {filter}"),
+            format!(
+                "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1 AND {}",
+                filter(2)
+            ),
             vec![account_id.into(), since.into()],
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM cards WHERE account_id = ?1 AND {filter} \
-                 ORDER BY updated_at DESC, id DESC LIMIT ?3 OFFSET ?4",
-                card_columns()
+                "SELECT {} AS json FROM cards WHERE account_id = ?5 AND {} \
+                 ORDER BY updated_at DESC, id DESC LIMIT ?7 OFFSET ?8",
+                card_object(),
+                filter(6)
             ),
-            vec![
-                account_id.into(),
-                since.into(),
-                page.per_page.into(),
-                page.offset().into(),
-            ],
+            args,
         ),
     ]
 }
 
+/// A page of the account's cards as their representations, and the total.
 pub async fn list(
     db: &Db,
     account_id: i64,
     since: Option<i64>,
     page: Page,
-) -> Result<(Vec<Card>, i64)> {
-    let results = batch(db, list_sql(account_id, since, page)).await?;
+    view: [SqlValue; 4],
+) -> Result<(Vec<JsonText>, i64)> {
+    let results = batch(db, list_sql(account_id, since, page, view)).await?;
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
-    let cards = rows_of::<CardRow>(&results, 1)?;
-    Ok((cards.into_iter().map(CardRow::decode).collect(), total))
+    Ok((rows_of(&results, 1)?, total))
 }
 
-/// The card and its newest leads (at most [`LEADS_ON_CARD`]), in one round trip.
-pub fn get_with_leads_sql(account_id: i64, id: i64) -> Vec<Stmt> {
+/// The card's and its newest leads' (at most [`LEADS_ON_CARD`]) representations, in one
+/// round trip.
+pub fn get_with_leads_sql(account_id: i64, id: i64, view: [SqlValue; 4]) -> Vec<Stmt> {
+    let mut args = Vec::from(view);
+    args.extend([id.into(), account_id.into()]);
     vec![
         Stmt::new(
             format!(
-                "SELECT {} FROM cards WHERE id = ?1 AND account_id = ?2",
-                card_columns()
+                "SELECT {} AS json FROM cards WHERE id = ?5 AND account_id = ?6",
+                card_object()
             ),
-            vec![id.into(), account_id.into()],
+            args,
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM leads WHERE card_id = ?1 AND account_id = ?2 \
+                "SELECT {} AS json FROM leads WHERE card_id = ?1 AND account_id = ?2 \
                  ORDER BY created_at DESC, id DESC LIMIT ?3",
-                lead_columns()
+                lead_object()
             ),
             vec![id.into(), account_id.into(), LEADS_ON_CARD.into()],
         ),
@@ -116,11 +129,12 @@ pub async fn get_with_leads(
     db: &Db,
     account_id: i64,
     id: i64,
-) -> Result<Option<(Card, Vec<Lead>)>> {
-    let results = batch(db, get_with_leads_sql(account_id, id)).await?;
-    let card = rows_of::<CardRow>(&results, 0)?.into_iter().next();
+    view: [SqlValue; 4],
+) -> Result<Option<(JsonText, Vec<JsonText>)>> {
+    let results = batch(db, get_with_leads_sql(account_id, id, view)).await?;
+    let card = rows_of::<JsonText>(&results, 0)?.into_iter().next();
     Ok(match card {
-        Some(card) => Some((card.decode(), rows_of(&results, 1)?)),
+        Some(card) => Some((card, rows_of(&results, 1)?)),
         None => None,
     })
 }

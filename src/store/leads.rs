@@ -7,6 +7,7 @@ use worker::Result;
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
 use super::row::impl_row;
+use super::views::{lead_object, JsonText};
 use super::{batch, columns_of, rows_of, Count, SqlValue, Stmt};
 use crate::db::Db;
 use crate::domain::event::EventType;
@@ -140,9 +141,10 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM leads WHERE account_id = ?1 AND {card} AND {since} AND {email} \
+                "SELECT {} AS json FROM leads \
+                 WHERE account_id = ?1 AND {card} AND {since} AND {email} \
                  ORDER BY created_at DESC, id DESC LIMIT ?5 OFFSET ?6",
-                lead_columns()
+                lead_object()
             ),
             page_args,
         ),
@@ -154,7 +156,7 @@ pub async fn list(
     account_id: i64,
     filter: &LeadFilter,
     page: Page,
-) -> Result<(Vec<Lead>, i64)> {
+) -> Result<(Vec<JsonText>, i64)> {
     let results = batch(db, list_sql(account_id, filter, page)).await?;
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     Ok((rows_of(&results, 1)?, total))

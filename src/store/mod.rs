@@ -19,6 +19,7 @@ pub mod outbox;
 pub mod row;
 pub mod sealed;
 pub mod tokens;
+pub mod views;
 pub mod webhooks;
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use super::leads::{self, LeadFilter};
 use super::outbox;
 use super::row::{from_json, impl_row, Row};
 use super::tokens::{self, AuthRow, TokenRow};
+use super::views::{card_args, card_object, lead_object, JsonText};
 use super::webhooks::{self, Attempt, Target, WebhookRow};
 use super::{Count, SqlValue, Stmt};
 use crate::domain::account::AccountPatch;
@@ -267,11 +268,11 @@ fn every_statement_runs_against_the_migrated_schema() {
 
     let [count, page] = <[Vec<Value>; 2]>::try_from(db.batch(
         "cards::list_sql",
-        &cards::list_sql(acc, None, Page::from_query(None, None)),
+        &cards::list_sql(acc, None, Page::from_query(None, None), card_args("", ALL)),
     ))
     .expect("two statements");
     assert_eq!(one::<Count>("cards::list_sql", count).n, 2);
-    assert_eq!(decode::<CardRow>("cards::list_sql", page).len(), 2);
+    assert_eq!(decode::<JsonText>("cards::list_sql", page).len(), 2);
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
     let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(
@@ -314,7 +315,7 @@ fn every_statement_runs_against_the_migrated_schema() {
         );
         let [count, page] = <[Vec<Value>; 2]>::try_from(results).expect("two statements");
         assert_eq!(one::<Count>("leads::list_sql", count).n, 1);
-        assert_eq!(decode::<Lead>("leads::list_sql", page).len(), 1);
+        assert_eq!(decode::<JsonText>("leads::list_sql", page).len(), 1);
     }
     let [lead_rows, card_rows] =
         <[Vec<Value>; 2]>::try_from(db.batch("leads::get_sql", &leads::get_sql(acc, stored.id)))
@@ -326,15 +327,15 @@ fn every_statement_runs_against_the_migrated_schema() {
     );
     let [card_rows, lead_rows] = <[Vec<Value>; 2]>::try_from(db.batch(
         "cards::get_with_leads_sql",
-        &cards::get_with_leads_sql(acc, card.id),
+        &cards::get_with_leads_sql(acc, card.id, card_args("https://x.example", ALL)),
     ))
     .expect("two statements");
+    let card_json = one::<JsonText>("cards::get_with_leads_sql", card_rows);
+    assert!(card_json
+        .json
+        .starts_with(&format!("{{\"id\":{},", card.id)));
     assert_eq!(
-        one::<CardRow>("cards::get_with_leads_sql", card_rows).id,
-        card.id
-    );
-    assert_eq!(
-        decode::<Lead>("cards::get_with_leads_sql", lead_rows).len(),
+        decode::<JsonText>("cards::get_with_leads_sql", lead_rows).len(),
         1
     );
 
@@ -1105,8 +1106,8 @@ fn lists_range_over_their_indexes() {
     let mut db = Db::new();
     let page = Page::from_query(None, None);
     let plans = [
-        cards::list_sql(1, None, page),
-        cards::list_sql(1, Some(5), page),
+        cards::list_sql(1, None, page, card_args("", ALL)),
+        cards::list_sql(1, Some(5), page, card_args("", ALL)),
         leads::list_sql(1, &LeadFilter::default(), page),
         leads::list_sql(
             1,
@@ -1175,5 +1176,171 @@ fn lists_range_over_their_indexes() {
                 stmt.sql
             );
         }
+    }
+}
+
+/// `store::views` defines the read endpoints' card and lead representations a second time,
+/// in SQL: on the same rows, its JSON must be byte for byte what serde makes of the domain
+/// views (strong ETags are digests of these bytes), for every plan mask and odd value.
+#[test]
+fn views_built_by_sqlite_equal_the_domain_views() {
+    let mut db = Db::new();
+    db.conn
+        .execute_batch(
+            "INSERT INTO accounts (id, name, plan, created_at) VALUES (1, 'A', 'enterprise', 1)",
+        )
+        .expect("account");
+    let odd =
+        "q\" b\\ s/ t\t n\n r\r \u{8}\u{c}\u{1}\u{1f}\u{7f} Zoë 🚀 \u{2028}\u{2029} 中文 </script>";
+    // Text columns, social_links, design_config, translations, language, status, the five
+    // flags (bit 0 is_public .. bit 4 seo_indexable), published_at and expires_at.
+    type Case<'a> = (Option<&'a str>, [&'a str; 5], i64, [Option<i64>; 2]);
+    let cases: [Case; 6] = [
+        (
+            Some("Ada"),
+            ["[]", "{}", "{}", "en", "active"],
+            0b10011,
+            [Some(1_760_000_000_123), None],
+        ),
+        (
+            Some(odd),
+            [
+                r#"[{"platform":"github","url":"https://g.example/a","label":null}]"#,
+                r##"{"theme":"dark","accent_color":"#112233"}"##,
+                r#"{"fr":{"bio":"é"},"xx":{},"de":{},"en":{}}"#,
+                "en",
+                "archived",
+            ],
+            0b01100,
+            [Some(0), Some(253_402_300_799_999)],
+        ),
+        (
+            None,
+            ["not json", "[1", r#"["de"]"#, "sv", "draft"],
+            0b11111,
+            [None, Some(86_400_000)],
+        ),
+        (
+            Some(""),
+            ["{}", r#"{"a":"\u00e9\n"}"#, r#""de""#, "zz", "active"],
+            0,
+            [Some(999), None],
+        ),
+        (
+            Some("x"),
+            ["[]", "{}", "nope", "de", "active"],
+            0b00001,
+            [None, None],
+        ),
+        (
+            Some("y"),
+            [
+                "[]",
+                "{}",
+                r#"{"uk":1,"bg":null,"en-GB":{}}"#,
+                "pl",
+                "draft",
+            ],
+            0b00010,
+            [Some(1), Some(2)],
+        ),
+    ];
+    for (i, (text, [links, design, translations, language, status], flags, [published, expires])) in
+        cases.into_iter().enumerate()
+    {
+        let id = i as i64 + 1;
+        let bit = |n: u32| flags >> n & 1;
+        db.conn
+            .execute(
+                "INSERT INTO cards (id, account_id, slug, title, first_name, last_name, job_title, \
+                 company, bio, email, phone, website, booking_url, video_url, address, tagline, \
+                 company_registration, vat_id, social_links, design_config, section_visibility, \
+                 template_id, card_type, is_public, is_password_protected, show_branding, \
+                 show_lead_form, seo_title, seo_description, seo_indexable, status, language, \
+                 translations, published_at, expires_at, created_at, updated_at) VALUES \
+                 (?1, 1, ?2, ?3, ?3, ?3, ?4, ?4, ?4, ?4, ?4, ?4, ?4, ?4, ?4, ?4, ?4, ?4, ?5, ?6, \
+                 ?6, ?4, ?4, ?7, ?8, ?9, ?10, ?4, ?4, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                rusqlite::params![
+                    id, format!("s-{id}"), text.unwrap_or("T"), text, links, design,
+                    bit(0), bit(1), bit(2), bit(3), bit(4), status, language, translations,
+                    published, expires, 1_700_000_000_000 + id * 1_001, 1_760_000_000_000 + id,
+                ],
+            )
+            .expect("card");
+        db.conn
+            .execute(
+                "INSERT INTO leads (account_id, card_id, name, email, phone, message, note, \
+                 source, consent_at, created_at, updated_at) VALUES \
+                 (1, ?1, ?2, ?2, ?2, ?2, ?2, ?2, ?3, ?4, ?4)",
+                rusqlite::params![id, text, published, 1_765_432_109_876 + id],
+            )
+            .expect("lead");
+    }
+    let masks = [
+        ALL,
+        Features {
+            api_access: true,
+            advanced_analytics: false,
+            white_label: false,
+            lead_form: false,
+        },
+    ];
+    for id in 1..=cases.len() as i64 {
+        let by_id = format!(" WHERE id = {id}");
+        let card = one::<CardRow>(
+            "cards",
+            db.exec(
+                "cards",
+                &Stmt::new(
+                    format!(
+                        "SELECT {} FROM cards{by_id}",
+                        super::card_row::card_columns()
+                    ),
+                    vec![],
+                ),
+            ),
+        )
+        .decode();
+        for (base, features) in ["", "https://cards.example/", "https://c.example"]
+            .into_iter()
+            .flat_map(|b| masks.map(|m| (b, m)))
+        {
+            let stmt = Stmt::new(
+                format!("SELECT {} AS json FROM cards WHERE id = ?5", card_object()),
+                [card_args(base, features).to_vec(), vec![id.into()]].concat(),
+            );
+            let sql = one::<JsonText>("views::card_object", db.exec("views::card_object", &stmt));
+            let serde = serde_json::to_string(&card.clone().effective(features).view(base))
+                .expect("serialises");
+            assert_eq!(sql.json, serde, "card {id}, base {base:?}, {features:?}");
+        }
+        let lead = one::<Lead>(
+            "leads",
+            db.exec(
+                "leads",
+                &Stmt::new(
+                    format!(
+                        "SELECT {} FROM leads WHERE card_id = {id}",
+                        super::leads::lead_columns()
+                    ),
+                    vec![],
+                ),
+            ),
+        );
+        let sql = one::<JsonText>(
+            "views::lead_object",
+            db.exec(
+                "views::lead_object",
+                &Stmt::new(
+                    format!(
+                        "SELECT {} AS json FROM leads WHERE card_id = {id}",
+                        lead_object()
+                    ),
+                    vec![],
+                ),
+            ),
+        );
+        let serde = serde_json::to_string(&lead.view(None)).expect("serialises");
+        assert_eq!(sql.json, serde, "lead of card {id}");
     }
 }
