@@ -7,8 +7,25 @@ pub mod throttle;
 
 use std::cell::Cell;
 
+use wasm_bindgen::JsCast;
+use worker::wasm_bindgen_futures::JsFuture;
 use worker::web_sys;
-use worker::{Request, Result, SqlStorage, SqlStorageValue, State};
+use worker::worker_sys::DurableObject as RawStub;
+use worker::{Request, Result, SqlStorage, SqlStorageValue, State, Stub};
+
+/// Calls an object: a `GET` of `url`, or a `POST` of `body` to it. The answer's status and
+/// text, read by the runtime in one step: worker's `Response::text` pulls the body stream
+/// through wasm chunk by chunk, a cost on the token gate that every API request pays.
+pub(crate) async fn call(stub: Stub, url: &str, body: Option<&str>) -> Result<(u16, String)> {
+    let stub: RawStub = stub.into_rpc();
+    let sent = match body {
+        None => stub.fetch_with_str(url)?,
+        Some(body) => stub.fetch_with_request(post(url, body)?.inner())?,
+    };
+    let resp: web_sys::Response = JsFuture::from(sent).await?.dyn_into()?;
+    let text = JsFuture::from(resp.text()?).await?;
+    Ok((resp.status(), text.as_string().unwrap_or_default()))
+}
 
 /// A `POST` to an object with a text body. Built on `web_sys` directly: worker's
 /// `RequestInit` also converts `cf` properties, code (about 8 KB of wasm) that calls

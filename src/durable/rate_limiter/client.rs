@@ -78,24 +78,17 @@ pub async fn check(env: &Env, hash: &str, limit: u32) -> Result<Gate> {
         hash: hash.to_string(),
         limit,
     };
-    let mut resp = stub(env, hash)?.fetch_with_str(&call.url()).await?;
-    if resp.status_code() != 200 {
-        return Err(worker::Error::RustError(format!(
-            "gate answered {}",
-            resp.status_code()
-        )));
+    match crate::durable::call(stub(env, hash)?, &call.url(), None).await? {
+        (200, text) => Ok(serde_json::from_str(&text)?),
+        (s, _) => Err(worker::Error::RustError(format!("gate answered {s}"))),
     }
-    resp.json().await
 }
 
 /// A call that answers nothing but success.
 async fn post_call(env: &Env, hash: &str, call: Call, body: &str) -> Result<()> {
-    let resp = stub(env, hash)?
-        .fetch_with_request(crate::durable::post(&call.url(), body)?)
-        .await?;
-    match resp.status_code() {
-        200 => Ok(()),
-        s => Err(worker::Error::RustError(format!("gate answered {s}"))),
+    match crate::durable::call(stub(env, hash)?, &call.url(), Some(body)).await? {
+        (200, _) => Ok(()),
+        (s, _) => Err(worker::Error::RustError(format!("gate answered {s}"))),
     }
 }
 

@@ -38,12 +38,9 @@ async fn ask(env: &Env, name: &str, call: &Call) -> Result<Verdict> {
         .durable_object(BINDING)?
         .id_from_name(name)?
         .get_stub()?;
-    let mut resp = stub
-        .fetch_with_request(crate::durable::post(URL, &serde_json::to_string(call)?)?)
-        .await?;
-    match resp.status_code() {
-        200 => resp.json().await,
-        s => Err(worker::Error::RustError(format!("throttle answered {s}"))),
+    match crate::durable::call(stub, URL, Some(&serde_json::to_string(call)?)).await? {
+        (200, text) => Ok(serde_json::from_str(&text)?),
+        (s, _) => Err(worker::Error::RustError(format!("throttle answered {s}"))),
     }
 }
 
