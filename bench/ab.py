@@ -1,0 +1,49 @@
+"""A/B of two builds of this worker, side by side, in the peer bench's setting.
+
+usage: python3 bench/ab.py DIR_A DIR_B ["listCards 100,getCard (20 leads),..."]
+
+Each DIR holds a build/ and a wrangler.toml (copy the project's; link migrations/ in).
+Both are seeded with the peer bench's data set and measured in alternating 3 s slices
+(AB_ROUNDS, default 4) as CPU ms per request of each worker's workerd processes; the
+medians and B/A are printed. It reuses ../shared/peer/bench.py (seed, serving, wrk) by
+import, so A/B figures and peer figures are measured the same way. Slices move by ~10 %
+on the shared machine: differences under that need more rounds.
+"""
+import os, sys, tempfile, statistics, shutil
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
+import bench as B
+a_dir, b_dir = sys.argv[1], sys.argv[2]
+eps = sys.argv[3].split(",") if len(sys.argv) > 3 else ["GET / (no storage)", "listCards 100", "getCard (20 leads)", "patchCard"]
+rounds = int(os.environ.get("AB_ROUNDS", "4"))
+tmp = tempfile.mkdtemp(prefix="ab-")
+seed = os.path.join(tmp, "seed.sql"); B.seed_sql(seed)
+sa, sb = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+os.makedirs(sa); os.makedirs(sb)
+ta, tb = os.path.join(a_dir, "wrangler.toml"), os.path.join(b_dir, "wrangler.toml")
+B.prepare(root, sa, "a", ta, seed); B.prepare(root, sb, "b", tb, seed)
+workers = [B.Worker("a", root, ta, sa)]
+try:
+    wa = workers[0]
+    B.adopt_minted_token(root, wa, sb, tb)
+    workers.append(B.Worker("b", root, tb, sb))
+    wb = workers[1]
+    card = B.http("GET", wa.base + "/api/v1/cards?per_page=1")[1]["data"][0]["id"]
+    for ep in eps:
+        method, path, body, auth = B.ENDPOINTS[ep]
+        path = path.replace("{card}", str(card))
+        res = {"a": [], "b": []}
+        for w in (wa, wb):
+            B.wrk(w.base + path, method, body, auth, tmp, 2)
+        for r in range(rounds):
+            for w in ((wa, wb) if r % 2 == 0 else (wb, wa)):
+                c0 = w.cpu_seconds()
+                out = B.wrk(w.base + path, method, body, auth, tmp, 3)
+                res[w.name].append((w.cpu_seconds() - c0) * 1000 / out["requests"])
+        ma, mb = statistics.median(res["a"]), statistics.median(res["b"])
+        print(f"{ep:22s} A {ma:.3f}  B {mb:.3f}  B/A {mb / ma:.3f}   "
+              f"A:{['%.2f' % x for x in res['a']]} B:{['%.2f' % x for x in res['b']]}", flush=True)
+finally:
+    for w in workers:
+        w.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
