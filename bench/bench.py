@@ -26,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WRANGLER = os.path.join(ROOT, "node_modules", ".bin", "wrangler")
 DURATION = int(os.environ.get("BENCH_SECONDS", "9"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "16"))
+# A comma list of row names (`ONLY="views 30d,views 365d" make bench`) measures those only.
+ONLY = [n.strip() for n in os.environ.get("ONLY", "").split(",") if n.strip()]
 ROUNDS = 3  # slices per endpoint, alternating with baseline slices
 ADMIN = "bench-admin-token"
 CARDS, LEADS = 1000, 10000
@@ -364,6 +366,8 @@ def main():
         # slices, and its ratio is taken against the baseline slices around it.
         part = max(DURATION // ROUNDS, 2)
         for name, kw in phases:
+            if ONLY and name not in ONLY:
+                continue
             status = probe(**kw)
             if not 200 <= status < 400:
                 # An endpoint this build does not have yet (or that fails) is reported, not loaded.
@@ -517,6 +521,8 @@ def report(results, skipped, raw, gz, own):
     host = f"{os.cpu_count()} cores"
     missed = [name for name, ok, _ in checks if ok is False]
     why = "".join(f"- {name}: {cause}\n" for name, cause in CAUSES.items() if any(m.startswith(name) for m in missed))
+    if ONLY:  # a partial run is printed, not recorded
+        return
     with open(os.path.join(ROOT, "bench", "results.md"), "w") as f:
         f.write(f"# Benchmark results\n\nLast `make bench` run: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
                 f"local workerd (wrangler's dev server without the inspector, bench/serve.mjs), {host}.\n\n{text}\n"

@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::time::{civil_from_days, date_string};
+use super::time::{civil_from_days, date_bytes, date_string, days_from_civil};
 use super::useragent::Device;
 
 /// Periods of spec 4.1, in days.
@@ -514,7 +514,7 @@ pub trait Day: Default + Serialize + DeserializeOwned {
     /// Report side: adds a day's (or a month's totals') breakdowns to the sum.
     fn add_breakdowns(&mut self, day: &Self::Read<'_>);
 
-    fn into_report(self, period: &str, per_day: BTreeMap<String, u64>) -> Self::Report;
+    fn into_report(self, period: &str, per_day: Series) -> Self::Report;
 }
 
 impl<D: Day> MonthDoc<D> {
@@ -539,7 +539,7 @@ pub struct ViewsReport {
     pub total_views: u64,
     pub unique_views: u64,
     pub period: String,
-    pub views_per_day: BTreeMap<String, u64>,
+    pub views_per_day: Series,
     pub devices: BTreeMap<String, u64>,
     pub countries: BTreeMap<String, u64>,
     pub referrers: BTreeMap<String, u64>,
@@ -551,7 +551,7 @@ pub struct ClicksReport {
     pub total_clicks: u64,
     pub period: String,
     pub clicks_by_type: BTreeMap<String, u64>,
-    pub clicks_per_day: BTreeMap<String, u64>,
+    pub clicks_per_day: Series,
 }
 
 #[derive(Deserialize)]
@@ -624,7 +624,7 @@ impl Day for ViewsDay {
         merge(&mut self.referrers, &day.referrers);
     }
 
-    fn into_report(self, period: &str, per_day: BTreeMap<String, u64>) -> ViewsReport {
+    fn into_report(self, period: &str, per_day: Series) -> ViewsReport {
         ViewsReport {
             total_views: self.views,
             unique_views: self.unique,
@@ -665,7 +665,7 @@ impl Day for ClicksDay {
         merge(&mut self.types, &day.types);
     }
 
-    fn into_report(self, period: &str, per_day: BTreeMap<String, u64>) -> ClicksReport {
+    fn into_report(self, period: &str, per_day: Series) -> ClicksReport {
         ClicksReport {
             total_clicks: self.clicks,
             period: period.to_string(),
@@ -735,27 +735,98 @@ struct DocLight<'a, R> {
     totals: Option<R>,
 }
 
-/// Whether every day of a document lies in the window, so its totals can stand in for
-/// the per-day breakdowns.
-fn inside<T>(days: &BTreeMap<Cow<str>, T>, window: &BTreeMap<String, u64>) -> bool {
-    days.keys().all(|d| window.contains_key(d.as_ref()))
+/// A report's per-day counts: one slot per day of the window, oldest first. Serialised as
+/// the spec's `{"YYYY-MM-DD": n, ...}` object, in date order. Slots, not a map keyed by
+/// date text: a 365-day report made 365 date strings and looked each stored day up by
+/// string comparison, most of its cost in wasm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Series {
+    first_day: i64,
+    counts: Vec<u64>,
 }
 
-/// Days of the window in `YYYY-MM-DD`, zero-filled; the map's key order is oldest first.
-fn zero_days(today: i64, days: i64) -> BTreeMap<String, u64> {
-    // Inserted one by one: collecting into a BTreeMap sorts first, which compiles a
-    // stable sort for this element type.
-    let mut zeros = BTreeMap::new();
-    for d in window(today, days) {
-        zeros.insert(date_string(d), 0);
+impl Series {
+    /// Zero for every day of the window.
+    pub fn zeros(today: i64, days: i64) -> Series {
+        let window = window(today, days);
+        Series {
+            first_day: *window.start(),
+            counts: vec![0; window.count()],
+        }
     }
-    zeros
+
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The count of a `YYYY-MM-DD` day; `None` outside the window.
+    pub fn get(&self, date: &str) -> Option<u64> {
+        self.index(date).map(|i| self.counts[i])
+    }
+
+    /// The days and their counts, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        (self.first_day..).zip(self.counts.iter().copied())
+    }
+
+    fn index(&self, date: &str) -> Option<usize> {
+        let day = parse_date(date)?;
+        usize::try_from(day - self.first_day)
+            .ok()
+            .filter(|&i| i < self.counts.len())
+    }
+
+    fn slot(&mut self, date: &str) -> Option<&mut u64> {
+        let i = self.index(date)?;
+        self.counts.get_mut(i)
+    }
+}
+
+/// The day number of a `YYYY-MM-DD` date, checked to be that date's own text (so
+/// `2026-02-30` or `2026-1-05` is no day, as it was no key of the old map).
+fn parse_date(date: &str) -> Option<i64> {
+    let b = date.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let day = days_from_civil(i64::from(y), m, d);
+    (civil_from_days(day) == (i64::from(y), m, d)).then_some(day)
+}
+
+impl Serialize for Series {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.counts.len()))?;
+        for (day, n) in self.iter() {
+            let text = date_bytes(day);
+            // ASCII digits and dashes: always UTF-8.
+            let key = std::str::from_utf8(&text).unwrap_or_default();
+            map.serialize_entry(key, &n)?;
+        }
+        map.end()
+    }
+}
+
+/// Whether every day of a document lies in the window, so its totals can stand in for
+/// the per-day breakdowns.
+fn inside<T>(days: &BTreeMap<Cow<str>, T>, window: &Series) -> bool {
+    days.keys().all(|d| window.index(d).is_some())
 }
 
 /// Adds one day's counts to the report: its slot in the series and the sums. Both paths of
 /// [`report`] go through here, so they cannot count a day differently.
-fn tally<D: Day>(per_day: &mut BTreeMap<String, u64>, sum: &mut D, date: &str, c: &DayCounts) {
-    if let Some(slot) = per_day.get_mut(date) {
+fn tally<D: Day>(per_day: &mut Series, sum: &mut D, date: &str, c: &DayCounts) {
+    if let Some(slot) = per_day.slot(date) {
         *slot += c.headline(D::KIND);
     }
     sum.add_counts(c);
@@ -764,7 +835,7 @@ fn tally<D: Day>(per_day: &mut BTreeMap<String, u64>, sum: &mut D, date: &str, c
 /// Sums the month documents (JSON text from KV) of one kind over the window. A document
 /// that does not parse is skipped rather than failing the report.
 pub fn report<D: Day>(docs: &[String], today: i64, period: &str, days: i64) -> D::Report {
-    let mut per_day = zero_days(today, days);
+    let mut per_day = Series::zeros(today, days);
     let mut sum = D::default();
     for text in docs {
         if let Ok(light) = serde_json::from_str::<DocLight<D::Read<'_>>>(text) {
@@ -785,7 +856,7 @@ pub fn report<D: Day>(docs: &[String], today: i64, period: &str, days: i64) -> D
         };
         for (date, day) in &doc.days {
             // Months at the window's edge hold days outside it.
-            if !per_day.contains_key(date.as_ref()) {
+            if per_day.index(date).is_none() {
                 continue;
             }
             tally(&mut per_day, &mut sum, date, &D::counts(day));
@@ -1289,9 +1360,10 @@ mod tests {
         assert_eq!(r.total_views, 3);
         assert_eq!(r.unique_views, 1);
         assert_eq!(r.views_per_day.len(), 7);
-        assert_eq!(r.views_per_day.keys().next().unwrap(), "2026-11-16");
-        assert_eq!(r.views_per_day["2026-11-22"], 2);
-        assert_eq!(r.views_per_day["2026-11-19"], 1);
+        assert_eq!(r.views_per_day.iter().next(), Some((today - 6, 0)));
+        assert_eq!(r.views_per_day.get("2026-11-22"), Some(2));
+        assert_eq!(r.views_per_day.get("2026-11-19"), Some(1));
+        assert_eq!(r.views_per_day.get("2026-11-15"), None);
         assert_eq!(
             r.devices,
             BTreeMap::from([("desktop".into(), 1), ("mobile".into(), 2)])
@@ -1307,6 +1379,32 @@ mod tests {
         assert_eq!(c.total_clicks, 2);
         assert_eq!(c.clicks_per_day.len(), 14);
         assert_eq!(c.clicks_by_type["social_linkedin"], 1);
+    }
+
+    #[test]
+    fn a_series_is_the_spec_object_of_dates_in_order() {
+        let today = days_from_civil(2024, 3, 1);
+        let mut series = Series::zeros(today, 3);
+        *series.slot("2024-02-29").unwrap() += 5;
+        let expected: BTreeMap<String, u64> = [(today - 2, 0), (today - 1, 5), (today, 0)]
+            .into_iter()
+            .map(|(d, n)| (date_string(d), n))
+            .collect();
+        assert_eq!(
+            serde_json::to_string(&series).unwrap(),
+            serde_json::to_string(&expected).unwrap()
+        );
+        for not_a_day in [
+            "2024-02-30",
+            "2024-2-29",
+            "2024-02-2x",
+            "20240229",
+            "2024-03-02",
+        ] {
+            assert_eq!(series.get(not_a_day), None, "{not_a_day}");
+        }
+        assert_eq!(parse_date("0001-01-01"), Some(days_from_civil(1, 1, 1)));
+        assert_eq!(date_bytes(days_from_civil(9999, 12, 31)), *b"9999-12-31");
     }
 
     #[test]

@@ -41,6 +41,25 @@ pub fn date_string(day: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// `YYYY-MM-DD` of a UTC day number as bytes, without allocating (years 0-9999).
+pub fn date_bytes(day: i64) -> [u8; 10] {
+    let (y, m, d) = civil_from_days(day);
+    let y = y.clamp(0, 9999) as u32;
+    let digit = |n: u32| b'0' + (n % 10) as u8;
+    [
+        digit(y / 1000),
+        digit(y / 100),
+        digit(y / 10),
+        digit(y),
+        b'-',
+        digit(m / 10),
+        digit(m),
+        b'-',
+        digit(d / 10),
+        digit(d),
+    ]
+}
+
 /// ISO 8601 UTC with milliseconds, e.g. `2026-11-22T14:43:16.123Z`.
 pub fn iso8601(ms: i64) -> String {
     let day = day_of(ms);
