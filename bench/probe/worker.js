@@ -4,13 +4,19 @@
 // worker is billed for, since in production D1 and the Durable Objects run elsewhere,
 // while locally they run in the same workerd process and are counted with it.
 //
-// GET /<mode>/api/v1/<path>, mode:
+// <method> /<mode>/api/v1/<path>, mode:
 //   rust  the calls of this project's worker: the token's object (auth row cached, the
 //         rate-limit second upserted in its SQLite storage, the bookmark read once), then
-//         one D1 batch in a session (or one bulk KV read for analytics);
+//         one D1 batch in a session (or one bulk KV read for analytics); a write's batch
+//         also records the change feed's event, advances the account's sequence and fans
+//         out webhook deliveries (the outbox), and the write's bookmark is handed to the
+//         token's object before the answer;
+//   bare  (writes) the same without the three outbox statements, so rust - bare is what
+//         the change feed and its outbox cost in storage calls;
 //   peer  the calls of the JavaScript peer (../shared/peer): the same object call with the
 //         window kept as one storage value `put` per request, then the same D1 batch
-//         without a session.
+//         (a write: its one statement) without a session.
+// Writes: PATCH /cards/{id} (sets `bio`) and POST /cards (a card with a fresh slug).
 import { DurableObject } from "cloudflare:workers";
 
 const TOKEN_SQL =
@@ -25,15 +31,21 @@ export class Gate extends DurableObject {
     this.window = undefined;
     this.bookmark = undefined;
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS hits (second INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
   }
 
   async fetch(request) {
     const url = new URL(request.url);
+    if (url.pathname === "/remember") {
+      this.bookmark = await request.text();
+      this.ctx.storage.sql.exec("INSERT INTO bookmark (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value", this.bookmark);
+      return new Response(null);
+    }
     const hash = url.searchParams.get("hash");
     if (this.auth === undefined) this.auth = await this.env.DB.prepare(TOKEN_SQL).bind(hash).first();
     const now = Math.floor(Date.now() / 1000);
-    if (url.searchParams.get("mode") === "rust") {
-      if (this.bookmark === undefined) this.bookmark = (await this.ctx.storage.get("bookmark")) ?? null;
+    if (url.searchParams.get("mode") !== "peer") {
+      if (this.bookmark === undefined) this.bookmark = this.ctx.storage.sql.exec("SELECT value FROM bookmark WHERE id = 1").toArray()[0]?.value ?? null;
       if (this.window === undefined) {
         this.window = this.ctx.storage.sql.exec("SELECT second, n FROM hits WHERE second > ? ORDER BY second", now - 60).toArray();
       }
@@ -63,19 +75,55 @@ async function tokenHash(token) {
 const pad = (n) => String(n).padStart(2, "0");
 const month = (d) => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}`;
 
-/** The month documents a report over `days` reads: summaries of settled months wholly inside. */
+/** The documents a report over `days` reads: the months at the window's edges (and any
+ * not settled yet) in full, and, when some settled month lies wholly inside, the scope's
+ * history document that holds their summaries. */
 function analyticsKeys(account, days) {
   const today = new Date();
   const start = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - (days - 1)));
   const settledBefore = month(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 1)));
   const keys = [];
+  let history = false;
   for (let d = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1)); d <= today; d.setUTCMonth(d.getUTCMonth() + 1)) {
     const m = month(d);
-    const whole = d >= start && m < settledBefore;
-    keys.push(`a/${account}/all/views/${m}${whole ? "/summary" : ""}`);
+    if (d >= start && m < settledBefore) history = true;
+    else keys.push(`a/${account}/all/views/${m}`);
   }
+  if (history) keys.push(`a/${account}/all/views/history`);
   return keys;
 }
+
+// The event a write records, as the worker's store/events.rs writes it: the card's row as
+// a JSON object (every column), the account's next sequence, only if the change happened.
+let snapshot;
+async function cardSnapshot(db) {
+  if (!snapshot) {
+    const { results } = await db.prepare("SELECT name FROM pragma_table_info('cards')").all();
+    snapshot = `json_object(${results.map(({ name }) => `'${name}', c.${name}`).join(", ")})`;
+  }
+  return snapshot;
+}
+
+function randomHex(bytes) {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function outbox(db, account, type, now, where) {
+  const event = `evt_${randomHex(16)}`;
+  return [
+    db.prepare(`INSERT INTO events (id, account_id, sequence, type, created_at, object, lead_id) ` +
+      `SELECT ?2, ?1, (SELECT event_sequence + 1 FROM accounts WHERE id = ?1), ?3, ?4, ${await cardSnapshot(db)}, NULL ` +
+      `FROM cards c WHERE ${where} AND c.account_id = ?1 AND changes() > 0`).bind(account, event, type, now),
+    db.prepare("UPDATE accounts SET event_sequence = event_sequence + 1 WHERE id = ?1 AND changes() > 0").bind(account),
+    db.prepare("INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, status, due_at, created_at) " +
+      "SELECT ?1, w.id, ?2, ?3, 1, 'pending', ?4, ?4 FROM webhooks w " +
+      "WHERE w.account_id = ?1 AND w.status = 'enabled' " +
+      "AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3)) " +
+      "AND EXISTS (SELECT 1 FROM events WHERE id = ?2 AND account_id = ?1) RETURNING id").bind(account, event, type, now),
+  ];
+}
+
+let created = 0;
 
 export default {
   async fetch(request, env) {
@@ -89,10 +137,39 @@ export default {
     const stub = env.GATE.get(env.GATE.idFromName(`${mode}:${hash}`));
     const gate = await stub.fetch(`https://gate/check?hash=${hash}&mode=${mode}`);
     const { account_id: account } = await gate.json();
-    const db = mode === "rust" ? env.DB.withSession("first-unconstrained") : env.DB;
+    const db = mode === "peer" ? env.DB : env.DB.withSession("first-unconstrained");
     const q = url.searchParams;
     const perPage = Number(q.get("per_page") ?? 15);
     let card;
+    if (request.method !== "GET") {
+      const now = Date.now();
+      let change, type, where;
+      if (request.method === "PATCH" && (card = /^\/api\/v1\/cards\/(\d+)$/.exec(path))) {
+        const { bio } = await request.json();
+        change = db.prepare("UPDATE cards SET updated_at = MAX(?3, updated_at + 1), bio = ?4 WHERE id = ?1 AND account_id = ?2 RETURNING *")
+          .bind(Number(card[1]), account, now, bio);
+        [type, where] = ["card.updated", `c.id = ${Number(card[1])}`];
+      } else if (request.method === "POST" && path === "/api/v1/cards") {
+        const body = await request.json();
+        const slug = `probe-${randomHex(4)}-${++created}`;
+        change = db.prepare("INSERT INTO cards (account_id, slug, title, first_name, last_name, job_title, company, email, " +
+          "phone, website, bio, social_links, design_config, language, created_at, updated_at) " +
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15) RETURNING *")
+          .bind(account, slug, `${body.first_name} ${body.last_name}`, body.first_name, body.last_name, body.job_title ?? null,
+            body.company ?? null, body.email ?? null, body.phone ?? null, body.website ?? null, body.bio ?? null,
+            JSON.stringify(body.social_links ?? []), JSON.stringify(body.design_config ?? {}), body.language ?? "en", now);
+        [type, where] = ["card.created", "c.id = last_insert_rowid()"];
+      } else {
+        return new Response("{}", { status: 404 });
+      }
+      if (mode === "peer") {
+        await change.first();
+        return new Response("{}");
+      }
+      await db.batch(mode === "rust" ? [change, ...(await outbox(db, account, type, now, where))] : [change]);
+      await stub.fetch("https://gate/remember", { method: "POST", body: db.getBookmark() ?? "" });
+      return new Response("{}");
+    }
     if (path === "/api/v1/cards") {
       await db.batch([
         db.prepare("SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1").bind(account),
