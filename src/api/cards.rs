@@ -10,7 +10,7 @@ use crate::domain::principal::Principal;
 use crate::domain::slug::base_slug;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query, updated_since};
-use crate::http::response::{join, json_response, json_text_response, ok, paged_text};
+use crate::http::response::{card_with_leads_text, json_response, ok, paged_text};
 use crate::http::App;
 use crate::store::cards::{self, Created};
 use crate::store::outbox;
@@ -71,15 +71,7 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     let (card, leads) = cards::get_with_leads(&*app.db()?, p.account_id, id, view)
         .await?
         .ok_or(ApiError::NotFound)?;
-    // `{"data":{...card,"leads":[...]}}`: the leads are the card's last field.
-    let card = card.json.strip_suffix('}').unwrap_or(&card.json);
-    let mut body = Vec::with_capacity(card.len() + leads.len() * 400 + 32);
-    body.extend_from_slice(b"{\"data\":");
-    body.extend_from_slice(card.as_bytes());
-    body.extend_from_slice(b",\"leads\":[");
-    join(&mut body, &leads);
-    body.extend_from_slice(b"]}}");
-    Ok(json_text_response(200, body))
+    Ok(card_with_leads_text(&card.json, &leads))
 }
 
 pub async fn update(

@@ -33,8 +33,22 @@ pub fn paged_text<T: AsRef<str>>(items: &[T], meta: Meta) -> ApiResult<Response>
     Ok(json_text_response(200, body))
 }
 
+/// `{"data":{...card,"leads":[...]}}` around a card's and its leads' JSON, already made:
+/// the leads are the card's last field.
+pub fn card_with_leads_text<T: AsRef<str>>(card: &str, leads: &[T]) -> Response {
+    let card = card.strip_suffix('}').unwrap_or(card);
+    let len: usize = leads.iter().map(|l| l.as_ref().len() + 1).sum();
+    let mut body = Vec::with_capacity(card.len() + len + 24);
+    body.extend_from_slice(b"{\"data\":");
+    body.extend_from_slice(card.as_bytes());
+    body.extend_from_slice(b",\"leads\":[");
+    join(&mut body, leads);
+    body.extend_from_slice(b"]}}");
+    json_text_response(200, body)
+}
+
 /// The items' JSON, comma-separated, appended to `body`.
-pub fn join<T: AsRef<str>>(body: &mut Vec<u8>, items: &[T]) {
+fn join<T: AsRef<str>>(body: &mut Vec<u8>, items: &[T]) {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             body.push(b',');
