@@ -61,8 +61,9 @@ OPS = {
 # Why a target is missed, from the probes in bench/README.md ("What the numbers say").
 CAUSES = {
     "analytics": "a 365-day report reads 3 KV keys (the two edge months in full and the history of "
-                 "settled months) against 2, and builds a 365-day series; the local KV's cost per key "
-                 "is most of it (storage probe, bench/README.md).",
+                 "settled months) against 2 and sums 13 months' counts; its series is one slot per day "
+                 "(domain::analytics::Series). Storage alone is level (probe columns below), so a miss "
+                 "is the worker's own parsing of the history plus the machine's noise (bench/README.md).",
 }
 
 
