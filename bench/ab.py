@@ -7,7 +7,9 @@ Both are seeded with the peer bench's data set and measured in alternating 3 s s
 (AB_ROUNDS, default 4) as CPU ms per request of each worker's workerd processes; the
 medians and B/A are printed. It reuses ../shared/peer/bench.py (seed, serving, wrk) by
 import, so A/B figures and peer figures are measured the same way. Slices move by ~10 %
-on the shared machine: differences under that need more rounds.
+on the shared machine: differences under that need more rounds. AB_RUNTIME_ONLY=1 counts
+only the runtime's workerd process (the later of the two in a worker's process group), not
+wrangler's proxy, whose cost per request is the same for any build and only adds noise.
 """
 import os, sys, tempfile, statistics, shutil
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -16,6 +18,27 @@ import bench as B
 a_dir, b_dir = sys.argv[1], sys.argv[2]
 eps = sys.argv[3].split(",") if len(sys.argv) > 3 else ["GET / (no storage)", "listCards 100", "getCard (20 leads)", "patchCard"]
 rounds = int(os.environ.get("AB_ROUNDS", "4"))
+runtime_only = os.environ.get("AB_RUNTIME_ONLY") == "1"
+
+
+def cpu(w):
+    """CPU seconds of the worker's workerd processes, or of its runtime process only."""
+    if not runtime_only:
+        return w.cpu_seconds()
+    procs = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getpgid(int(pid)) != w.proc.pid:
+                continue
+            if b"workerd" not in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0]:
+                continue
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            procs.append((int(pid), int(fields[11]) + int(fields[12])))
+        except (OSError, IndexError, ValueError):
+            continue
+    return max(procs)[1] / os.sysconf("SC_CLK_TCK") if procs else 0.0
+
+
 tmp = tempfile.mkdtemp(prefix="ab-")
 seed = os.path.join(tmp, "seed.sql"); B.seed_sql(seed)
 sa, sb = os.path.join(tmp, "a"), os.path.join(tmp, "b")
@@ -37,9 +60,9 @@ try:
             B.wrk(w.base + path, method, body, auth, tmp, 2)
         for r in range(rounds):
             for w in ((wa, wb) if r % 2 == 0 else (wb, wa)):
-                c0 = w.cpu_seconds()
+                c0 = cpu(w)
                 out = B.wrk(w.base + path, method, body, auth, tmp, 3)
-                res[w.name].append((w.cpu_seconds() - c0) * 1000 / out["requests"])
+                res[w.name].append((cpu(w) - c0) * 1000 / out["requests"])
         ma, mb = statistics.median(res["a"]), statistics.median(res["b"])
         print(f"{ep:22s} A {ma:.3f}  B {mb:.3f}  B/A {mb / ma:.3f}   "
               f"A:{['%.2f' % x for x in res['a']]} B:{['%.2f' % x for x in res['b']]}", flush=True)
