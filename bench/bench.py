@@ -51,7 +51,7 @@ OPS = {
     "listEvents 50": (1, 0, 1),       # store::events::list: one batch (feed state, page)
     "listLeads": (1, 0, 1),           # store::leads::list: one batch (count, page)
     "views 30d": (0, 1, 1),           # store::analytics::docs: one bulk KV get (2 keys)
-    "views 365d": (0, 1, 1),          # store::analytics::docs: one bulk KV get (13 keys)
+    "views 365d": (0, 1, 1),          # store::analytics::docs: one bulk KV get (3 keys: 2 months + history)
     # public::live_card -> store::cards::by_slug (one D1 statement); no token object, but
     # store::analytics::record_view calls the account's aggregator object after the response.
     "public page": (1, 0, 1),
@@ -68,12 +68,11 @@ CAUSES = {
 
 
 # The endpoints bench/probe mirrors.
-PROBED = ["listCards 15", "listCards 100", "getCard (20 leads)", "listLeads", "views 30d", "views 365d",
-          "createCard", "patchCard"]
-# Those the JavaScript peer also serves.
-PEER_ROWS = PROBED[:4] + ["createCard", "patchCard"]
 # Writes: the probe also makes their storage calls without the change feed's outbox.
 WRITES = ["createCard", "patchCard"]
+PROBED = ["listCards 15", "listCards 100", "getCard (20 leads)", "listLeads", "views 30d", "views 365d", *WRITES]
+# Those the JavaScript peer also serves.
+PEER_ROWS = PROBED[:4] + WRITES
 
 
 def free_port():
