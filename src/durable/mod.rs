@@ -7,37 +7,38 @@ pub mod throttle;
 
 use std::cell::Cell;
 
-use wasm_bindgen::JsCast;
-use worker::wasm_bindgen_futures::JsFuture;
-use worker::web_sys;
-use worker::worker_sys::DurableObject as RawStub;
-use worker::{Request, Result, SqlStorage, SqlStorageValue, State, Stub};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::{Env, Result, SqlStorage, SqlStorageValue, State};
 
-/// Calls an object: a `GET` of `url`, or a `POST` of `body` to it. The answer's status and
-/// text, read by the runtime in one step: worker's `Response::text` pulls the body stream
-/// through wasm chunk by chunk, a cost on the token gate that every API request pays.
-pub(crate) async fn call(stub: Stub, url: &str, body: Option<&str>) -> Result<(u16, String)> {
-    let stub: RawStub = stub.into_rpc();
-    let sent = match body {
-        None => stub.fetch_with_str(url)?,
-        Some(body) => stub.fetch_with_request(post(url, body)?.inner())?,
-    };
-    let resp: web_sys::Response = JsFuture::from(sent).await?.dyn_into()?;
-    let text = JsFuture::from(resp.text()?).await?;
-    Ok((resp.status(), text.as_string().unwrap_or_default()))
+#[wasm_bindgen::prelude::wasm_bindgen(
+    module = "/src/durable/call.mjs",
+    wasm_bindgen_futures = worker::wasm_bindgen_futures
+)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    async fn object_call(
+        env: &JsValue,
+        binding: &str,
+        name: &str,
+        url: &str,
+        body: Option<String>,
+    ) -> std::result::Result<JsValue, JsValue>;
 }
 
-/// A `POST` to an object with a text body. Built on `web_sys` directly: worker's
-/// `RequestInit` also converts `cf` properties, code (about 8 KB of wasm) that calls
-/// between our own objects never need.
-pub(crate) fn post(url: &str, body: &str) -> Result<Request> {
-    let init = web_sys::RequestInit::new();
-    init.set_method("POST");
-    init.set_body(&wasm_bindgen::JsValue::from_str(body));
-    let req = web_sys::Request::new_with_str_and_init(url, &init).map_err(|e| {
-        worker::Error::JsError(e.as_string().unwrap_or_else(|| "bad request".into()))
-    })?;
-    Ok(req.into())
+/// Calls the object `name` of the namespace `binding`: a `GET` of `url`, or a `POST` of
+/// `body` to it. The answer's status and text.
+pub(crate) async fn call(
+    env: &Env,
+    binding: &str,
+    name: &str,
+    url: &str,
+    body: Option<&str>,
+) -> Result<(u16, String)> {
+    let answer: js_sys::Array = object_call(env, binding, name, url, body.map(str::to_string))
+        .await?
+        .unchecked_into();
+    let status = answer.get(0).as_f64().unwrap_or_default() as u16;
+    Ok((status, answer.get(1).as_string().unwrap_or_default()))
 }
 
 /// An object's SQLite storage, its `schema` (idempotent `CREATE ... IF NOT EXISTS`) applied

@@ -12,11 +12,6 @@ pub const BINDING: &str = "ANALYTICS_AGGREGATOR";
 /// The object reads only the body; a stub needs an absolute URL all the same.
 const EVENT_URL: &str = "https://aggregator/event";
 
-/// `POST` of the event as JSON.
-fn request(event: &Event) -> Result<Request> {
-    crate::durable::post(EVENT_URL, &serde_json::to_string(event)?)
-}
-
 /// The event a request carries; the object answers 400 when this fails.
 pub async fn decode(req: &mut Request) -> Result<Event> {
     req.json().await
@@ -24,12 +19,9 @@ pub async fn decode(req: &mut Request) -> Result<Event> {
 
 /// Counts `event` in its account's aggregator. `Ok` means it is durably counted.
 pub async fn record(env: &Env, event: &Event) -> Result<()> {
-    let stub = env
-        .durable_object(BINDING)?
-        .id_from_name(&event.account().to_string())?
-        .get_stub()?;
-    let resp = stub.fetch_with_request(request(event)?).await?;
-    match resp.status_code() {
+    let name = event.account().to_string();
+    let body = serde_json::to_string(event)?;
+    match crate::durable::call(env, BINDING, &name, EVENT_URL, Some(&body)).await?.0 {
         204 => Ok(()),
         s => Err(worker::Error::RustError(format!("aggregator answered {s}"))),
     }

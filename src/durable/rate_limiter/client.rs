@@ -3,7 +3,7 @@
 //! per call, chosen because the gate is on every API request's path) stays in this file.
 
 use serde::{Deserialize, Serialize};
-use worker::{Env, Result, Stub};
+use worker::{Env, Result};
 
 use crate::domain::ratelimit::Decision;
 use crate::domain::weburl::{form_pairs, parse_http};
@@ -68,17 +68,13 @@ pub struct Gate {
     pub bookmark: Option<String>,
 }
 
-fn stub(env: &Env, hash: &str) -> Result<Stub> {
-    env.durable_object(BINDING)?.id_from_name(hash)?.get_stub()
-}
-
 /// Asks the token's object who the token is and whether it may make this request.
 pub async fn check(env: &Env, hash: &str, limit: u32) -> Result<Gate> {
     let call = Call::Check {
         hash: hash.to_string(),
         limit,
     };
-    match crate::durable::call(stub(env, hash)?, &call.url(), None).await? {
+    match crate::durable::call(env, BINDING, hash, &call.url(), None).await? {
         (200, text) => Ok(serde_json::from_str(&text)?),
         (s, _) => Err(worker::Error::RustError(format!("gate answered {s}"))),
     }
@@ -86,7 +82,7 @@ pub async fn check(env: &Env, hash: &str, limit: u32) -> Result<Gate> {
 
 /// A call that answers nothing but success.
 async fn post_call(env: &Env, hash: &str, call: Call, body: &str) -> Result<()> {
-    match crate::durable::call(stub(env, hash)?, &call.url(), Some(body)).await? {
+    match crate::durable::call(env, BINDING, hash, &call.url(), Some(body)).await? {
         (200, _) => Ok(()),
         (s, _) => Err(worker::Error::RustError(format!("gate answered {s}"))),
     }

@@ -34,11 +34,8 @@ pub fn admin_object(address_hash: &str) -> String {
 }
 
 async fn ask(env: &Env, name: &str, call: &Call) -> Result<Verdict> {
-    let stub = env
-        .durable_object(BINDING)?
-        .id_from_name(name)?
-        .get_stub()?;
-    match crate::durable::call(stub, URL, Some(&serde_json::to_string(call)?)).await? {
+    let body = serde_json::to_string(call)?;
+    match crate::durable::call(env, BINDING, name, URL, Some(&body)).await? {
         (200, text) => Ok(serde_json::from_str(&text)?),
         (s, _) => Err(worker::Error::RustError(format!("throttle answered {s}"))),
     }
