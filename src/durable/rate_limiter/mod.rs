@@ -8,7 +8,10 @@ use std::cell::{Cell, RefCell};
 
 pub mod client;
 
-use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::{web_sys, Env, Result, State};
 
 use crate::db::Db;
 use crate::domain::ratelimit::{Decision, Window};
@@ -32,7 +35,12 @@ const WINDOW_S: i64 = 60;
 /// `last_used_at` is written at most once per this interval per token.
 const TOUCH_INTERVAL_MS: i64 = 60_000;
 
-#[durable_object(fetch)]
+/// Exported to the runtime by hand rather than through worker's `#[durable_object]`: the
+/// object is called on every API request, and the macro's glue turns each call into a
+/// `worker::Request` (method, URL, headers and `cf` read across the boundary) and each
+/// answer into a `Headers`, a `ResponseInit` and a byte copy, none of which a call from
+/// our own client needs.
+#[wasm_bindgen(wasm_bindgen = worker::wasm_bindgen)]
 pub struct RateLimiter {
     state: State,
     env: Env,
@@ -169,10 +177,16 @@ impl RateLimiter {
     }
 }
 
-impl DurableObject for RateLimiter {
-    fn new(state: State, env: Env) -> Self {
+#[wasm_bindgen(
+    wasm_bindgen = worker::wasm_bindgen,
+    wasm_bindgen_futures = worker::wasm_bindgen_futures,
+    js_sys = worker::js_sys
+)]
+impl RateLimiter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(state: worker::worker_sys::DurableObjectState, env: Env) -> Self {
         Self {
-            state,
+            state: State::from(state),
             env,
             window: RefCell::new(None),
             auth: RefCell::new(None),
@@ -183,35 +197,55 @@ impl DurableObject for RateLimiter {
         }
     }
 
-    /// Answers a [`Call`] of the client module.
-    async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let (hash, limit) = match Call::decode(&req.inner().url()) {
+    /// The runtime's entry for a request to the object.
+    pub async fn fetch(&self, req: web_sys::Request) -> std::result::Result<JsValue, JsValue> {
+        self.answer(req)
+            .await
+            .map(JsValue::from)
+            .map_err(JsValue::from)
+    }
+}
+
+impl RateLimiter {
+    /// Answers a [`Call`] of the client module: 200 with the [`Gate`] as JSON for a check,
+    /// an empty 200 for the others.
+    async fn answer(&self, req: web_sys::Request) -> Result<web_sys::Response> {
+        let (hash, limit) = match Call::decode(&req.url()) {
             Some(Call::Check { hash, limit }) => (hash, limit),
             Some(Call::Invalidate) => {
                 self.generation.set(self.generation.get() + 1);
                 *self.auth.borrow_mut() = None;
-                return Response::empty();
+                return Ok(web_sys::Response::new()?);
             }
             Some(Call::Remember) => {
-                self.remember(req.text().await?)?;
-                return Response::empty();
+                let text = JsFuture::from(req.text()?).await?;
+                self.remember(text.as_string().unwrap_or_default())?;
+                return Ok(web_sys::Response::new()?);
             }
-            None => return Response::error("unknown call", 404),
+            None => {
+                let init = web_sys::ResponseInit::new();
+                init.set_status(404);
+                return Ok(web_sys::Response::new_with_opt_str_and_init(None, &init)?);
+            }
         };
-        let Some(mut row) = self.auth(&hash).await? else {
+        let gate = match self.auth(&hash).await? {
             // Unknown or revoked tokens are not counted: they never reach the API.
-            return Response::from_json(&Gate {
+            None => Gate {
                 auth: None,
                 decision: None,
                 bookmark: None,
-            });
+            },
+            Some(mut row) => {
+                let decision = self.hit(limit)?;
+                self.touch(&mut row);
+                Gate {
+                    auth: Some(row),
+                    decision: Some(decision),
+                    bookmark: self.bookmark().await?,
+                }
+            }
         };
-        let decision = self.hit(limit)?;
-        self.touch(&mut row);
-        Response::from_json(&Gate {
-            auth: Some(row),
-            decision: Some(decision),
-            bookmark: self.bookmark().await?,
-        })
+        let json = serde_json::to_string(&gate)?;
+        Ok(web_sys::Response::new_with_opt_str(Some(&json))?)
     }
 }
