@@ -7,7 +7,7 @@ use super::card_row::{card_columns, CardRow};
 use super::erasure::redact_card_leads_sql;
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
-use super::views::{card_object, lead_object, JsonText};
+use super::views::{card_object, joined, lead_object, JsonText};
 use super::{batch, columns_of, row_count, rows_of, select_first, Columns, Count, SqlValue, Stmt};
 use crate::db::Db;
 use crate::domain::account::Account;
@@ -77,12 +77,13 @@ pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue
             vec![account_id.into(), since.into()],
         ),
         Stmt::new(
-            format!(
-                "SELECT {} AS json FROM cards WHERE account_id = ?5 AND {} \
+            joined(&format!(
+                "SELECT updated_at AS k1, id AS k2, {} AS json FROM cards \
+                 WHERE account_id = ?5 AND {} \
                  ORDER BY updated_at DESC, id DESC LIMIT ?7 OFFSET ?8",
                 card_object(),
                 filter(6)
-            ),
+            )),
             args,
         ),
     ]
@@ -115,11 +116,12 @@ pub fn get_with_leads_sql(account_id: i64, id: i64, view: [SqlValue; 4]) -> Vec<
             args,
         ),
         Stmt::new(
-            format!(
-                "SELECT {} AS json FROM leads WHERE card_id = ?1 AND account_id = ?2 \
+            joined(&format!(
+                "SELECT created_at AS k1, id AS k2, {} AS json FROM leads \
+                 WHERE card_id = ?1 AND account_id = ?2 \
                  ORDER BY created_at DESC, id DESC LIMIT ?3",
                 lead_object()
-            ),
+            )),
             vec![id.into(), account_id.into(), LEADS_ON_CARD.into()],
         ),
     ]

@@ -7,7 +7,7 @@ use worker::Result;
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
 use super::row::impl_row;
-use super::views::{lead_object, JsonText};
+use super::views::{joined, lead_object, JsonText};
 use super::{batch, columns_of, rows_of, Count, SqlValue, Stmt};
 use crate::db::Db;
 use crate::domain::event::EventType;
@@ -140,12 +140,12 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
             args(),
         ),
         Stmt::new(
-            format!(
-                "SELECT {} AS json FROM leads \
+            joined(&format!(
+                "SELECT created_at AS k1, id AS k2, {} AS json FROM leads \
                  WHERE account_id = ?1 AND {card} AND {since} AND {email} \
                  ORDER BY created_at DESC, id DESC LIMIT ?5 OFFSET ?6",
                 lead_object()
-            ),
+            )),
             page_args,
         ),
     ]

@@ -272,7 +272,36 @@ fn every_statement_runs_against_the_migrated_schema() {
     ))
     .expect("two statements");
     assert_eq!(one::<Count>("cards::list_sql", count).n, 2);
-    assert_eq!(decode::<JsonText>("cards::list_sql", page).len(), 2);
+    let page = one::<JsonText>("cards::list_sql", page).json;
+    let items: Vec<Value> = serde_json::from_str(&format!("[{page}]")).expect("JSON objects");
+    let ids: Vec<_> = items.iter().map(|c| c["id"].clone()).collect();
+    assert_eq!(ids.len(), 2, "the page is the cards' JSON, comma-separated");
+    let order: Vec<Value> = db
+        .conn
+        .prepare("SELECT id FROM cards WHERE account_id = ? ORDER BY updated_at DESC, id DESC")
+        .and_then(|mut s| {
+            s.query_map([acc], |r| r.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .expect("ids")
+        .into_iter()
+        .map(Value::from)
+        .collect::<Vec<_>>();
+    assert_eq!(ids, order, "most recently updated first");
+    let [_, empty] = <[Vec<Value>; 2]>::try_from(db.batch(
+        "cards::list_sql",
+        &cards::list_sql(
+            acc + 1,
+            None,
+            Page::from_query(None, None),
+            card_args("", ALL),
+        ),
+    ))
+    .expect("two statements");
+    assert!(
+        empty.is_empty(),
+        "an empty page is no row, not an empty text: {empty:?}"
+    );
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
     let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(

@@ -47,24 +47,33 @@ macro_rules! timestamp {
     };
 }
 
-/// A 0/1 condition as a JSON boolean.
+/// A 0/1 condition as a JSON boolean. `json('true')` is a constant SQLite evaluates once
+/// per statement; `json(iif(..))` parsed per row (~30 % more for the flags of 100 cards).
 macro_rules! flag {
     ($c:literal) => {
-        concat!("json(iif(", $c, ", 'true', 'false'))")
+        concat!("iif(", $c, ", json('true'), json('false'))")
     };
 }
 
 /// Stored JSON text as is; text that does not parse reads as `empty` (as `CardRow`'s).
+/// A column that is `empty`, the usual case, skips the two parses (validate, embed).
 macro_rules! embedded {
     ($c:literal, $empty:literal) => {
         concat!(
+            "iif(",
+            $c,
+            " = '",
+            $empty,
+            "', json('",
+            $empty,
+            "'), ",
             "iif(json_valid(",
             $c,
             "), json(",
             $c,
             "), json('",
             $empty,
-            "'))"
+            "')))"
         )
     };
 }
@@ -106,13 +115,16 @@ pub fn card_object() -> &'static str {
         flag!("seo_indexable"),
         ", 'status', iif(status IN ('active', 'draft', 'archived'), status, 'draft'), ",
         "'language', language, ",
-        // `[language]` and the translation keys that are language codes, sorted, unique.
-        "'available_languages', json((SELECT json_group_array(code) FROM (",
+        // `[language]` and the translation keys that are language codes, sorted, unique;
+        // without translations (most cards) just `[language]`, not two `json_each`, a
+        // UNION and a sort (a fifth of the SQLite time of a page of cards).
+        "'available_languages', iif(translations = '{}', json_array(language), ",
+        "json((SELECT json_group_array(code) FROM (",
         "SELECT value AS code FROM json_each(json_array(language)) UNION ",
         "SELECT key FROM json_each(iif(json_valid(translations), translations, '{}')) ",
         "WHERE key IN (",
         codes!(),
-        ") ORDER BY code))), ",
+        ") ORDER BY code)))), ",
         "'translations', ",
         embedded!("translations", "{}"),
         ", 'public_url', ?1 || '/c/' || slug, ",
@@ -125,6 +137,17 @@ pub fn card_object() -> &'static str {
         ", 'updated_at', ",
         timestamp!("updated_at"),
         ")"
+    )
+}
+
+/// A page of representations as one row: `items`, a `SELECT` of `json` with its sort keys
+/// `k1`, `k2` (both descending, as every page here is ordered), joined with commas in that
+/// order; no row for an empty page. One string crosses into wasm instead of one row per
+/// item (JavaScript objects, `Object.values` and a string each).
+pub fn joined(items: &str) -> String {
+    format!(
+        "SELECT group_concat(json, ',' ORDER BY k1 DESC, k2 DESC) AS json \
+         FROM ({items}) HAVING count(*) > 0"
     )
 }
 

@@ -21,7 +21,10 @@ pub async fn decode(req: &mut Request) -> Result<Event> {
 pub async fn record(env: &Env, event: &Event) -> Result<()> {
     let name = event.account().to_string();
     let body = serde_json::to_string(event)?;
-    match crate::durable::call(env, BINDING, &name, EVENT_URL, Some(&body)).await?.0 {
+    match crate::durable::call(env, BINDING, &name, EVENT_URL, Some(&body))
+        .await?
+        .0
+    {
         204 => Ok(()),
         s => Err(worker::Error::RustError(format!("aggregator answered {s}"))),
     }
