@@ -417,14 +417,13 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
     // A read of a token this isolate has seen starts with the gate call, as that token
     // was (the hint), instead of after it: max(gate, D1) instead of their sum.
     let hint = (!route.is_write()).then(|| auth::hint(&hash)).flatten();
-    let early_req = hint.as_ref().and_then(|_| req.clone().ok());
-    let (admitted, early) = match (hint, early_req) {
-        (Some(hint), Some(early_req)) => {
+    let (admitted, early) = match hint {
+        Some(hint) => {
             let start = from_client
                 .clone()
                 .unwrap_or_else(|| Start::after(hint.bookmark.as_deref()));
             app.start_reads(start);
-            let read = dispatch(app, &hint.principal, early_req, route);
+            let read = read(app, &hint.principal, &req, route);
             let (admitted, early) = both(gate, read).await;
             // The early answer stands only if the gate admitted exactly the principal it
             // assumed and the token wrote nothing after the bookmark the read started at.
@@ -435,7 +434,7 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
             });
             (admitted, stands.then_some(early))
         }
-        _ => (gate.await, None),
+        None => (gate.await, None),
     };
     let admitted = match admitted {
         Ok(admitted) => admitted,
@@ -513,22 +512,29 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
 }
 
 async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiResult<Response> {
-    auth::authorize(p, route.scopes())?;
     if route.is_write() {
+        auth::authorize(p, route.scopes())?;
         return write(app, p, req, route).await;
     }
+    read(app, p, &req, route).await
+}
+
+/// A read: it only borrows the request, so the early read (before the gate answers) needs
+/// no copy of it.
+async fn read(app: &App, p: &Principal, req: &Request, route: Route) -> ApiResult<Response> {
+    auth::authorize(p, route.scopes())?;
     match route {
-        Route::ListCards => api::cards::list(app, p, &req).await,
+        Route::ListCards => api::cards::list(app, p, req).await,
         Route::GetCard(id) => api::cards::get(app, p, id).await,
-        Route::ListEvents => api::events::list(app, p, &req).await,
+        Route::ListEvents => api::events::list(app, p, req).await,
         Route::GetEvent(id) => api::events::get(app, p, id.text()).await,
-        Route::ListWebhooks => api::webhooks::list(app, p, &req).await,
+        Route::ListWebhooks => api::webhooks::list(app, p, req).await,
         Route::GetWebhook(id) => api::webhooks::get(app, p, id).await,
-        Route::ListDeliveries(id) => api::webhooks::deliveries(app, p, &req, id).await,
-        Route::ListLeads => api::leads::list(app, p, &req).await,
+        Route::ListDeliveries(id) => api::webhooks::deliveries(app, p, req, id).await,
+        Route::ListLeads => api::leads::list(app, p, req).await,
         Route::GetLead(id) => api::leads::get(app, p, id).await,
-        Route::AnalyticsViews => api::analytics::views(app, p, &req).await,
-        Route::AnalyticsClicks => api::analytics::clicks(app, p, &req).await,
+        Route::AnalyticsViews => api::analytics::views(app, p, req).await,
+        Route::AnalyticsClicks => api::analytics::clicks(app, p, req).await,
         Route::CreateCard
         | Route::UpdateCard(_)
         | Route::DeleteCard(_)
