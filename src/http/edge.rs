@@ -70,13 +70,17 @@ pub fn untagged(mut resp: Response) -> Response {
 /// (`request_id`), so a report from an integrator leads to the log lines of that request.
 pub async fn identified(mut resp: Response, request_id: &str) -> Response {
     let _ = resp.headers_mut().set("X-Request-Id", request_id);
+    // The status first: it is in wasm, the content type is a call out.
+    if resp.status_code() < 400 {
+        return resp;
+    }
     let is_json = resp
         .headers()
         .get("Content-Type")
         .ok()
         .flatten()
         .is_some_and(|t| t.starts_with("application/json"));
-    if resp.status_code() < 400 || !is_json {
+    if !is_json {
         return resp;
     }
     let status = resp.status_code();
