@@ -423,8 +423,8 @@ async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
                 .clone()
                 .unwrap_or_else(|| Start::after(hint.bookmark.as_deref()));
             app.start_reads(start);
-            let read = read(app, &hint.principal, &req, route);
-            let (admitted, early) = both(gate, read).await;
+            let early_read = read(app, &hint.principal, &req, route);
+            let (admitted, early) = both(gate, early_read).await;
             // The early answer stands only if the gate admitted exactly the principal it
             // assumed and the token wrote nothing after the bookmark the read started at.
             // Otherwise it is dropped unread: a refused request learns nothing.
