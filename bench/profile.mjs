@@ -141,12 +141,18 @@ const started = Date.now();
 await load(total);
 const took = Date.now() - started;
 const { result } = await send("Profiler.stop");
+// The bundle as the runtime ran it (wrangler's middleware included), so that the profile's
+// line:column of anonymous frames can be looked up.
+await send("Debugger.enable");
+const scriptId = result.profile.nodes.find((n) => n.callFrame.url.endsWith("index.js"))?.callFrame.scriptId;
+const source = scriptId && (await send("Debugger.getScriptSource", { scriptId })).result?.scriptSource;
 ws.close();
 stop();
 const profile = result.profile;
 mkdirSync(join(root, "target"), { recursive: true });
 const out = join(root, "target", `profile-${endpoint}.cpuprofile`);
 writeFileSync(out, JSON.stringify(profile));
+if (source) writeFileSync(out.replace(/\.cpuprofile$/, ".index.js"), source);
 rmSync(state, { recursive: true, force: true });
 
 // Self time per function, from the samples and their time deltas.
