@@ -17,7 +17,7 @@ pub mod upkeep;
 
 use wasm_bindgen::JsValue;
 use worker::{
-    event, Context, Env, MessageBatch, Request, Response, Result, ScheduleContext, ScheduledEvent,
+    event, Context, Env, MessageBatch, Response, Result, ScheduleContext, ScheduledEvent,
 };
 
 #[event(start)]
@@ -26,8 +26,8 @@ fn start() {
 }
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
-    Ok(router::handle(req, env, ctx).await)
+async fn fetch(req: worker::web_sys::Request, env: Env, ctx: Context) -> Result<Response> {
+    Ok(router::handle(http::params::incoming(req), env, ctx).await)
 }
 
 /// Cron triggers (wrangler.toml): every minute lead retention and the webhook sweeper;

@@ -9,6 +9,25 @@ use crate::domain::pagination::Page;
 use crate::domain::time::parse_iso8601;
 use crate::domain::weburl::form_pairs;
 
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/http/request.mjs")]
+extern "C" {
+    fn hide_cf(request: &worker::web_sys::Request);
+    fn cf_country(request: &worker::web_sys::Request) -> Option<String>;
+}
+
+/// The request as the router takes it. worker's conversion reads `request.cf`, which the
+/// runtime parses on first read, for every request; only page views want it
+/// ([`country`]), so it is hidden from the conversion.
+pub fn incoming(req: worker::web_sys::Request) -> Request {
+    hide_cf(&req);
+    Request::from(req)
+}
+
+/// The visitor's country code (`request.cf.country`), if the runtime has one.
+pub fn country(req: &Request) -> Option<String> {
+    cf_country(req.inner())
+}
+
 /// The request method as sent. worker's `Method` reads any method it has no variant for
 /// (QUERY, PROPFIND, ...) as GET, which would serve such requests as reads.
 pub fn method(req: &Request) -> String {

@@ -10,7 +10,7 @@ use crate::domain::token::hex;
 use crate::domain::useragent::{device, is_bot};
 use crate::domain::weburl::parse_http;
 use crate::durable::analytics::client;
-use crate::http::params::method;
+use crate::http::params::{self, method};
 use crate::http::App;
 
 fn header(req: &Request, name: &str) -> Option<String> {
@@ -66,7 +66,7 @@ pub fn record_view(app: &App, account_id: i64, card_id: i64, req: &Request) {
         day: day_of(app.now_ms),
         visitor: visitor(app, &ip, &ua),
         device: device(&ua),
-        country: country_key(req.cf().and_then(|cf| cf.country()).as_deref()),
+        country: country_key(params::country(req).as_deref()),
         referrer: referrer_key(header(req, "Referer").as_deref(), &own_host),
     };
     send(app, event);
