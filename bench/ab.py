@@ -3,6 +3,9 @@
 usage: python3 bench/ab.py DIR_A DIR_B ["listCards 100,getCard (20 leads),..."]
 
 Each DIR holds a build/ and a wrangler.toml (copy the project's; link migrations/ in).
+DIR_B may be `peer`: the JavaScript peer (../shared/peer/worker.js, used in place, not
+copied), e.g. `AB_RUNTIME_ONLY=1 bench/ab.py . peer` for the runtime's cost of each row
+in both workers without wrangler's proxy.
 Both are seeded with the peer bench's data set and measured in alternating 3 s slices
 (AB_ROUNDS, default 4) as CPU ms per request of each worker's workerd processes; the
 medians and B/A are printed. It reuses ../shared/peer/bench.py (seed, serving, wrk) by
@@ -16,6 +19,12 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
 import bench as B
 a_dir, b_dir = sys.argv[1], sys.argv[2]
+peer_dir = None
+if b_dir == "peer":
+    b_dir = peer_dir = tempfile.mkdtemp(prefix="ab-peer-")
+    with open(os.path.join(b_dir, "wrangler.toml"), "w") as f:
+        f.write(B.PEER_TOML.format(main=os.path.join(B.PEER, "worker.js"),
+                                   migrations=os.path.join(root, "migrations")))
 eps = sys.argv[3].split(",") if len(sys.argv) > 3 else ["GET / (no storage)", "listCards 100", "getCard (20 leads)", "patchCard"]
 rounds = int(os.environ.get("AB_ROUNDS", "4"))
 runtime_only = os.environ.get("AB_RUNTIME_ONLY") == "1"
@@ -70,3 +79,5 @@ finally:
     for w in workers:
         w.stop()
     shutil.rmtree(tmp, ignore_errors=True)
+    if peer_dir:
+        shutil.rmtree(peer_dir, ignore_errors=True)
