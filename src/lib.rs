@@ -1,7 +1,8 @@
 //! Digital Business Card API as a Cloudflare Worker. Layers, each importing only from
 //! those below it (checked by `tests/layers.rs`; README.md has the map):
 //! entry (`lib.rs`, `router`, `auth`) -> handlers (`api`, `public`) -> `durable` ->
-//! `store` -> `http` (plumbing) -> `db` (the request's D1 session) -> `domain` (pure rules).
+//! `store` -> `http` (plumbing) -> `db` (the request's D1 session) -> `js` (runtime values
+//! into Rust) -> `domain` (pure rules).
 
 pub mod api;
 pub mod auth;
@@ -10,15 +11,14 @@ pub mod delivery;
 pub mod domain;
 pub mod durable;
 pub mod http;
+pub mod js;
 pub mod public;
 pub mod router;
 pub mod store;
 pub mod upkeep;
 
 use wasm_bindgen::JsValue;
-use worker::{
-    event, Context, Env, MessageBatch, Response, Result, ScheduleContext, ScheduledEvent,
-};
+use worker::{event, Context, Env, MessageBatch, Result, ScheduleContext, ScheduledEvent};
 
 #[event(start)]
 fn start() {
@@ -26,8 +26,12 @@ fn start() {
 }
 
 #[event(fetch)]
-async fn fetch(req: worker::web_sys::Request, env: Env, ctx: Context) -> Result<Response> {
-    Ok(router::handle(http::params::incoming(req), env, ctx).await)
+async fn fetch(
+    req: worker::web_sys::Request,
+    env: Env,
+    ctx: Context,
+) -> Result<worker::web_sys::Response> {
+    http::response::into_runtime(router::handle(http::params::incoming(req), env, ctx).await)
 }
 
 /// Cron triggers (wrangler.toml): every minute lead retention and the webhook sweeper;

@@ -25,6 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("store", &["store"]),
     ("http", &["http"]),     // leaf plumbing: App, errors, responses, parameters
     ("db", &["db"]),         // the request's D1 session: where reads start, bookmarks, timing
+    ("js", &["js"]),         // runtime values into Rust (long strings through the encoder)
     ("domain", &["domain"]), // pure rules, unit-tested natively
 ];
 

@@ -1,7 +1,7 @@
 //! The envelopes of spec 4.1 and the success answer of a handler.
 
 use serde::Serialize;
-use worker::Response;
+use worker::{web_sys, Response, ResponseBody};
 
 use super::error::ApiResult;
 pub use super::json::{json_response, json_text_response};
@@ -60,4 +60,26 @@ fn join<T: AsRef<str>>(body: &mut Vec<u8>, items: &[T]) {
 /// A 200 with `body` as JSON.
 pub fn ok<T: Serialize + ?Sized>(body: &T) -> ApiResult<Response> {
     Ok(json_response(200, body))
+}
+
+/// The runtime's Response for an answer. worker's own conversion first copies the body
+/// into a new, zeroed `Uint8Array` that the Response then copies again; a view of the
+/// bytes in wasm memory is copied once (~30 us less on a page of 100 cards).
+pub fn into_runtime(resp: Response) -> worker::Result<web_sys::Response> {
+    let init = web_sys::ResponseInit::new();
+    init.set_status(resp.status_code());
+    init.set_headers(&resp.headers().0);
+    Ok(match resp.body() {
+        ResponseBody::Body(bytes) => {
+            // SAFETY: the view lives only for the constructor, which copies a BufferSource
+            // body before it returns (Fetch: "extract a body" takes a copy of the bytes);
+            // nothing allocates in wasm meanwhile, so the view is not detached.
+            let view = unsafe { js_sys::Uint8Array::view(bytes) };
+            web_sys::Response::new_with_opt_buffer_source_and_init(Some(&view), &init)?
+        }
+        ResponseBody::Stream(stream) => {
+            web_sys::Response::new_with_opt_readable_stream_and_init(Some(stream), &init)?
+        }
+        ResponseBody::Empty => web_sys::Response::new_with_opt_str_and_init(None, &init)?,
+    })
 }

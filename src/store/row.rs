@@ -52,6 +52,9 @@ impl<T: FromCell> FromCell for Option<T> {
 /// A row type: its columns, and how it is built from their values in that order.
 pub trait Row: Sized {
     const FIELDS: &'static [&'static str];
+    /// Rows whose text is long (pages of JSON) read it through the runtime's encoder
+    /// (`js::long_text`); short texts cross faster the usual way.
+    const LONG_TEXT: bool = false;
 
     /// The error names the first column that is missing or of the wrong type.
     fn from_cells(cells: Vec<Cell>) -> std::result::Result<Self, &'static str>;
@@ -106,11 +109,16 @@ fn bad_column(column: &str) -> worker::Error {
 
 /// A JavaScript value as a cell: integers only when exact (as serde_wasm_bindgen reads
 /// them), `undefined` (a missing column) as NULL.
-fn js_cell(value: JsValue) -> Cell {
+fn js_cell(value: JsValue, long_text: bool) -> Cell {
     if value.is_null() || value.is_undefined() {
         return Cell::Null;
     }
-    if let Some(s) = value.as_string() {
+    let text = if long_text {
+        crate::js::long_text(&value)
+    } else {
+        value.as_string()
+    };
+    if let Some(s) = text {
         return Cell::Text(s);
     }
     match value.as_f64() {
@@ -170,7 +178,7 @@ pub fn decode<T: Row>(result: &D1Result) -> Result<Vec<T>> {
             let values = js_sys::Object::values(row.unchecked_ref::<js_sys::Object>());
             let cells = positions
                 .iter()
-                .map(|p| p.map_or(Cell::Null, |i| js_cell(values.get(i))))
+                .map(|p| p.map_or(Cell::Null, |i| js_cell(values.get(i), T::LONG_TEXT)))
                 .collect();
             T::from_cells(cells).map_err(bad_column)
         })

@@ -544,6 +544,42 @@ fn get_card_includes_leads() {
     assert_card_shape(&without);
 }
 
+/// Reads hand long texts to wasm through the runtime's encoder (`js::long_text`): text in
+/// every script, astral characters (two UTF-16 units, four UTF-8 bytes), escapes and long
+/// fields come back byte for byte, and the read representations equal the written one.
+#[test]
+fn reads_return_every_character_as_written() {
+    let t = writer();
+    let bio = format!(
+        "Grüße aus Köln — 東京 · Ελλάδα · עברית 🎉😀 \"quoted\" back\\slash\ttab\nline {}",
+        "€ŝ𝄞".repeat(150)
+    );
+    let made = t.card(json!({
+        "first_name": "Zoë", "last_name": "Ørsted 🙂", "bio": bio, "company": "株式会社",
+        "social_links": [{"platform": "x", "url": "https://x.example/😀", "label": "Ünïcödé"}],
+        "design_config": {"accent": "·ł·"}
+    }));
+    assert_eq!(made["bio"], bio.as_str());
+    let got = t.get(&format!("/cards/{}", made["id"]));
+    assert_eq!(got.status, 200, "{}", got.body);
+    let mut got = got.json()["data"].clone();
+    assert_eq!(
+        got.as_object_mut().unwrap().remove("leads"),
+        Some(json!([]))
+    );
+    assert_eq!(got, made, "getCard reads what createCard wrote");
+    let listed = t.get("/cards?per_page=100");
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let listed = listed.json()["data"].clone();
+    let item = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == made["id"])
+        .cloned();
+    assert_eq!(item, Some(made), "listCards reads what createCard wrote");
+}
+
 #[test]
 fn other_accounts_cards_are_404_for_every_operation() {
     let owner = writer();

@@ -1,0 +1,51 @@
+//! JavaScript values into Rust, where wasm-bindgen's own conversion is slow: long strings
+//! (a page of JSON, a KV document) cross with the runtime's `TextEncoder` instead of a
+//! JavaScript loop over their characters. The leaf under every layer that reads the
+//! runtime's values (D1 rows, KV documents, object answers); no business rules.
+
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+#[wasm_bindgen(module = "/src/js/text.mjs")]
+extern "C" {
+    fn text_length(value: &JsValue) -> f64;
+    fn encode_into(text: &JsValue, into: &Uint8Array) -> f64;
+}
+
+/// From this many UTF-16 units on, a string crosses through the encoder; below, one call
+/// of wasm-bindgen's own costs less than the two calls here.
+const ENCODER_FROM: usize = 256;
+
+/// `value` as a `String` if it is a JavaScript string, whatever its length.
+pub fn long_text(value: &JsValue) -> Option<String> {
+    let units = text_length(value);
+    if units < 0.0 {
+        return None;
+    }
+    let units = units as usize;
+    if units < ENCODER_FROM {
+        return value.as_string();
+    }
+    // A UTF-16 unit is at most 3 bytes of UTF-8 (a pair, 2 units, is 4).
+    let capacity = units.saturating_mul(3);
+    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
+    // SAFETY: the view covers the vector's allocation, which nothing frees or moves while
+    // the view lives; nothing allocates in wasm between its making and `encode_into`'s
+    // return (a growing memory would detach it); the encoder writes at most `capacity`
+    // bytes, and `set_len` covers only those it wrote.
+    let written = unsafe {
+        let view = Uint8Array::view_mut_raw(bytes.as_mut_ptr(), capacity);
+        let written = encode_into(value, &view) as usize;
+        let written = written.min(capacity);
+        bytes.set_len(written);
+        written
+    };
+    if written == 0 {
+        // The encoder failed (it does not for a string): the slow, sure way.
+        return value.as_string();
+    }
+    // The encoder writes whole UTF-8 characters (a lone surrogate as U+FFFD), so this is
+    // only a check.
+    String::from_utf8(bytes).ok().or_else(|| value.as_string())
+}
