@@ -78,12 +78,14 @@ pub fn take<T: FromCell + Default>(
 }
 
 /// Implements [`Row`] for a struct from its field list (`field` or `field as "column"`).
-/// The list builds the struct literal, so a field left out does not compile.
+/// The list builds the struct literal, so a field left out does not compile. A trailing
+/// `, long_text` sets [`Row::LONG_TEXT`] (rows with texts of kilobytes).
 macro_rules! impl_row {
-    ($name:ty { $($field:ident $(as $column:literal)?),* $(,)? }) => {
+    ($name:ty { $($field:ident $(as $column:literal)?),* $(,)? } $(, $long:ident)?) => {
         impl $crate::store::row::Row for $name {
             const FIELDS: &'static [&'static str] =
                 &[$($crate::store::row::impl_row!(@column $field $($column)?)),*];
+            $(const LONG_TEXT: bool = $crate::store::row::impl_row!(@long $long);)?
 
             fn from_cells(
                 cells: Vec<$crate::store::row::Cell>,
@@ -100,6 +102,7 @@ macro_rules! impl_row {
     };
     (@column $field:ident) => { stringify!($field) };
     (@column $field:ident $column:literal) => { $column };
+    (@long long_text) => { true };
 }
 pub(crate) use impl_row;
 
@@ -202,6 +205,18 @@ mod tests {
         note: Option<String>,
     }
     impl_row!(R { id, kind as "type", note });
+
+    struct Page {
+        json: String,
+    }
+    impl_row!(Page { json }, long_text);
+
+    #[test]
+    fn long_text_is_declared_per_row_type() {
+        assert!(Page::LONG_TEXT && !R::LONG_TEXT);
+        let p: Page = from_json(&json!({"json": "[]"})).unwrap();
+        assert_eq!(p.json, "[]");
+    }
 
     #[test]
     fn decodes_by_column_name() {

@@ -5,7 +5,7 @@
 //! `domain::card::CardView` and `domain::lead::LeadView`; `sql_check` holds the two
 //! byte-for-byte equal on the same rows, special characters and plan masks included.
 
-use super::row::{take, Cell, Row};
+use super::row::impl_row;
 use super::SqlValue;
 use crate::domain::plan::Features;
 
@@ -13,18 +13,8 @@ use crate::domain::plan::Features;
 pub struct JsonText {
     pub json: String,
 }
-impl Row for JsonText {
-    const FIELDS: &'static [&'static str] = &["json"];
-    /// A page of cards is one string (`joined`), ~145 KB for 100 cards.
-    const LONG_TEXT: bool = true;
-
-    fn from_cells(cells: Vec<Cell>) -> std::result::Result<Self, &'static str> {
-        let mut cells = cells.into_iter().zip(Self::FIELDS);
-        let mut bad = None;
-        let json = take(&mut cells, &mut bad);
-        bad.map_or(Ok(JsonText { json }), Err)
-    }
-}
+// A page of cards is one string (`joined`), ~145 KB for 100 cards.
+impl_row!(JsonText { json }, long_text);
 
 impl AsRef<str> for JsonText {
     fn as_ref(&self) -> &str {
