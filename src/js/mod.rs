@@ -7,9 +7,12 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+// `text_length` answers an `Option`, which wasm-bindgen wraps in glue: two functions
+// imported bare from one snippet put its module twice into the bundle's imports object
+// (esbuild then warns of a duplicate key on every start).
 #[wasm_bindgen(module = "/src/js/text.mjs")]
 extern "C" {
-    fn text_length(value: &JsValue) -> f64;
+    fn text_length(value: &JsValue) -> Option<u32>;
     fn encode_into(text: &JsValue, into: &Uint8Array) -> f64;
 }
 
@@ -19,11 +22,7 @@ const ENCODER_FROM: usize = 256;
 
 /// `value` as a `String` if it is a JavaScript string, whatever its length.
 pub fn long_text(value: &JsValue) -> Option<String> {
-    let units = text_length(value);
-    if units < 0.0 {
-        return None;
-    }
-    let units = units as usize;
+    let units = text_length(value)? as usize;
     if units < ENCODER_FROM {
         return value.as_string();
     }

@@ -5,9 +5,9 @@
 
 const encoder = new TextEncoder();
 
-/** The length of `value` in UTF-16 units if it is a string, else -1. */
+/** The length of `value` in UTF-16 units if it is a string. */
 export function text_length(value) {
-  return typeof value === "string" ? value.length : -1;
+  return typeof value === "string" ? value.length : undefined;
 }
 
 /** Writes `text` as UTF-8 into `into` (a view of wasm memory); the bytes written. */
