@@ -1,4 +1,6 @@
-//! Path and query parameters.
+//! What handlers read from a request: its method, bearer token, client address, path and
+//! query parameters, and the visitor's country; and the entry's conversion of the
+//! runtime's request ([`incoming`]).
 
 use std::collections::HashMap;
 
