@@ -80,7 +80,7 @@ pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue
             joined(&format!(
                 "SELECT updated_at AS k1, id AS k2, {} AS json FROM cards \
                  WHERE account_id = ?5 AND {} \
-                 ORDER BY updated_at DESC, id DESC LIMIT ?7 OFFSET ?8",
+                 ORDER BY updated_at DESC, id DESC LIMIT +?7 OFFSET ?8",
                 card_object(),
                 filter(6)
             )),
@@ -119,7 +119,7 @@ pub fn get_with_leads_sql(account_id: i64, id: i64, view: [SqlValue; 4]) -> Vec<
             joined(&format!(
                 "SELECT created_at AS k1, id AS k2, {} AS json FROM leads \
                  WHERE card_id = ?1 AND account_id = ?2 \
-                 ORDER BY created_at DESC, id DESC LIMIT ?3",
+                 ORDER BY created_at DESC, id DESC LIMIT +?3",
                 lead_object()
             )),
             vec![id.into(), account_id.into(), LEADS_ON_CARD.into()],

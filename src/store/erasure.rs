@@ -33,7 +33,7 @@ impl LeadSet<'_> {
             LeadSet::Email(email) => ("l.email = ?2 COLLATE NOCASE", vec![email.into()]),
             LeadSet::Expired { cutoff, limit } => (
                 "l.id IN (SELECT id FROM leads WHERE account_id = ?1 AND created_at < ?2 \
-                 ORDER BY created_at, id LIMIT ?3)",
+                 ORDER BY created_at, id LIMIT +?3)",
                 vec![cutoff.into(), limit.into()],
             ),
         }
@@ -157,7 +157,7 @@ pub fn expired_sql(now: i64, day_ms: i64, limit: i64) -> Stmt {
         "SELECT a.id, a.lead_retention_days FROM accounts a \
          WHERE a.lead_retention_days IS NOT NULL AND EXISTS (SELECT 1 FROM leads l \
              WHERE l.account_id = a.id AND l.created_at < ?1 - a.lead_retention_days * ?2) \
-         ORDER BY a.id LIMIT ?3",
+         ORDER BY a.id LIMIT +?3",
         vec![now.into(), day_ms.into(), limit.into()],
     )
 }

@@ -230,7 +230,7 @@ pub fn list_sql(account_id: i64, after: i64, types: &[EventType], limit: i64) ->
         Stmt::new(
             format!(
                 "SELECT {} FROM events WHERE account_id = ?1 AND sequence > ?2 \
-                 AND type IN (SELECT value FROM json_each(?3)) ORDER BY sequence LIMIT ?4",
+                 AND type IN (SELECT value FROM json_each(?3)) ORDER BY sequence LIMIT +?4",
                 event_columns()
             ),
             vec![
@@ -286,7 +286,7 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Vec<Stmt> {
         ),
         Stmt::new(
             "DELETE FROM events WHERE rowid IN \
-             (SELECT rowid FROM events WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
+             (SELECT rowid FROM events WHERE created_at < ?1 ORDER BY created_at LIMIT +?2)",
             vec![cutoff.into(), max_rows.into()],
         ),
     ]

@@ -144,7 +144,7 @@ pub async fn release(db: &Db, account_id: i64, key: &str) -> Result<()> {
 pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
     Stmt::new(
         "DELETE FROM idempotency_keys WHERE (account_id, key) IN \
-         (SELECT account_id, key FROM idempotency_keys WHERE created_at < ?1 LIMIT ?2)",
+         (SELECT account_id, key FROM idempotency_keys WHERE created_at < ?1 LIMIT +?2)",
         vec![cutoff.into(), max_rows.into()],
     )
 }

@@ -143,7 +143,7 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
             joined(&format!(
                 "SELECT created_at AS k1, id AS k2, {} AS json FROM leads \
                  WHERE account_id = ?1 AND {card} AND {since} AND {email} \
-                 ORDER BY created_at DESC, id DESC LIMIT ?5 OFFSET ?6",
+                 ORDER BY created_at DESC, id DESC LIMIT +?5 OFFSET ?6",
                 lead_object()
             )),
             page_args,

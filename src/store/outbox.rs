@@ -68,7 +68,7 @@ pub fn overdue_sql(now: i64, claim_ms: i64, limit: i64) -> Stmt {
     Stmt::new(
         "SELECT id FROM deliveries WHERE status = 'pending' AND due_at < ?1 \
            AND (claimed_at IS NULL OR claimed_at < ?2) \
-         ORDER BY due_at LIMIT ?3",
+         ORDER BY due_at LIMIT +?3",
         vec![
             (now - SWEEP_GRACE_MS).into(),
             (now - claim_ms).into(),

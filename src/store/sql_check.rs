@@ -77,6 +77,12 @@ impl Db {
     /// Runs one statement; its rows as JSON objects, the shape D1 answers with.
     fn exec(&mut self, name: &str, stmt: &Stmt) -> Vec<Value> {
         self.ran.insert(name.to_string());
+        assert!(
+            !stmt.sql.contains("LIMIT ?"),
+            "{name}: a bare `LIMIT ?N` recompiles the statement on every run; write \
+             `LIMIT +?N` (see `Stmt`)\n{}",
+            stmt.sql
+        );
         let mut s = self
             .conn
             .prepare(&stmt.sql)

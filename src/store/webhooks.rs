@@ -133,7 +133,7 @@ pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM webhooks WHERE account_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3",
+                "SELECT {} FROM webhooks WHERE account_id = ?1 ORDER BY id LIMIT +?2 OFFSET ?3",
                 webhook_columns()
             ),
             vec![
@@ -272,7 +272,7 @@ pub fn deliveries_sql(account_id: i64, webhook_id: i64, page: Page) -> Vec<Stmt>
         Stmt::new(
             format!(
                 "SELECT {} FROM deliveries WHERE webhook_id = ?1 AND account_id = ?2 \
-                 ORDER BY id DESC LIMIT ?3 OFFSET ?4",
+                 ORDER BY id DESC LIMIT +?3 OFFSET ?4",
                 delivery_columns()
             ),
             page_args,
@@ -533,7 +533,7 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
     Stmt::new(
         "DELETE FROM deliveries WHERE rowid IN \
          (SELECT rowid FROM deliveries WHERE created_at < ?1 AND status != 'pending' \
-          ORDER BY created_at LIMIT ?2)",
+          ORDER BY created_at LIMIT +?2)",
         vec![cutoff.into(), max_rows.into()],
     )
 }
