@@ -23,6 +23,7 @@ use worker::{event, Context, Env, MessageBatch, Result, ScheduleContext, Schedul
 #[event(start)]
 fn start() {
     console_error_panic_hook::set_once();
+    js::promise_jobs_for_futures();
 }
 
 #[event(fetch)]

@@ -1,7 +1,8 @@
-//! JavaScript values into Rust, where wasm-bindgen's own conversion is slow: long strings
-//! (a page of JSON, a KV document) cross with the runtime's `TextEncoder` instead of a
-//! JavaScript loop over their characters. The leaf under every layer that reads the
-//! runtime's values (D1 rows, KV documents, object answers); no business rules.
+//! Where wasm-bindgen's own way with the runtime is slow: long strings (a page of JSON, a
+//! KV document) cross into Rust with the runtime's `TextEncoder` instead of a JavaScript
+//! loop over their characters, and the futures executor wakes its tasks with promise
+//! reactions. The leaf under every layer that reads the runtime's values (D1 rows, KV
+//! documents, object answers); no business rules.
 
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -47,4 +48,23 @@ pub fn long_text(value: &JsValue) -> Option<String> {
     // The encoder writes whole UTF-8 characters (a lone surrogate as U+FFFD), so this is
     // only a check.
     String::from_utf8(bytes).ok().or_else(|| value.as_string())
+}
+
+/// wasm-bindgen's executor wakes its tasks with the global `queueMicrotask` when there is
+/// one, else with `Promise.resolve().then`; it looks once, when its queue is made. Both
+/// queue a microtask, but the runtime's `queueMicrotask` is a native function that wraps
+/// every callback anew (a function template, a global handle), a cost on each await that
+/// a promise reaction does not have. So the queue is made here, at start, while the
+/// global is hidden; the global is put back at once and stays for everything else.
+pub fn promise_jobs_for_futures() {
+    let global = js_sys::global();
+    let key = JsValue::from_str("queueMicrotask");
+    let Ok(saved) = js_sys::Reflect::get(&global, &key) else {
+        return;
+    };
+    if js_sys::Reflect::set(&global, &key, &JsValue::UNDEFINED) != Ok(true) {
+        return;
+    }
+    js_sys::futures::spawn_local(async {});
+    let _ = js_sys::Reflect::set(&global, &key, &saved);
 }
