@@ -170,10 +170,12 @@ export default {
       await stub.fetch("https://gate/remember", { method: "POST", body: db.getBookmark() ?? "" });
       return new Response("{}");
     }
+    // Bound LIMITs as the worker writes them (`LIMIT +?N`, see `store::Stmt`): SQLite
+    // compiles a statement with a bare `LIMIT ?N` again on every run.
     if (path === "/api/v1/cards") {
       await db.batch([
         db.prepare("SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1").bind(account),
-        db.prepare("SELECT * FROM cards WHERE account_id = ?1 ORDER BY updated_at DESC, id DESC LIMIT ?2 OFFSET 0").bind(account, perPage),
+        db.prepare("SELECT * FROM cards WHERE account_id = ?1 ORDER BY updated_at DESC, id DESC LIMIT +?2 OFFSET 0").bind(account, perPage),
       ]);
     } else if ((card = /^\/api\/v1\/cards\/(\d+)$/.exec(path))) {
       await db.batch([
@@ -184,7 +186,7 @@ export default {
     } else if (path === "/api/v1/leads") {
       await db.batch([
         db.prepare("SELECT COUNT(*) AS n FROM leads WHERE account_id = ?1").bind(account),
-        db.prepare("SELECT * FROM leads WHERE account_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET 0").bind(account, perPage),
+        db.prepare("SELECT * FROM leads WHERE account_id = ?1 ORDER BY created_at DESC, id DESC LIMIT +?2 OFFSET 0").bind(account, perPage),
       ]);
     } else if (path === "/api/v1/analytics/views") {
       const days = { "7d": 7, "30d": 30, "90d": 90, "365d": 365 }[q.get("period") ?? "30d"] ?? 30;

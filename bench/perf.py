@@ -1,0 +1,140 @@
+"""Where a row's CPU goes, per request: `perf record` of two workers' runtime processes.
+
+usage: python3 bench/perf.py DIR_A DIR_B "getCard (20 leads)" [MARKER ...]
+
+DIR_A and DIR_B are as for bench/ab.py (a build/ and a wrangler.toml each); DIR_B may be
+`peer`. Each worker is served in the peer bench's setting and loaded with the row for 8 s
+while `perf record -g` samples its runtime workerd process (wrangler's proxy is left out).
+Printed for each, in µs of CPU per request:
+- the samples by kind: SQLite, V8's runtime and builtins, workerd and kj (its event loop),
+  malloc, the kernel, JIT code (JavaScript and wasm; one bucket unless V8 writes a perf
+  map, below), other native code;
+- the inclusive time of each MARKER (a substring of a frame's name), by default the
+  SQLite frames that found the statements compiled again on every run (session 8:
+  `sqlite3Reprepare`), so a statement that stops using its cached plan shows up here.
+
+JIT frames get names (JavaScript `file:line:col`, wasm function names) when V8 writes
+/tmp/perf-PID.map: workerd takes V8 flags only from its config, which wrangler does not
+expose, so this needs `--perf-basic-prof` put into miniflare's config for the measurement
+(bench/README.md, session 8, says how). perf must be installed (Debian: linux-perf).
+"""
+import collections
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
+import bench as B  # noqa: E402
+
+HZ = 2999
+# Native frames, named without a perf map. With one, JavaScript frames can be markers too
+# (e.g. `database.worker.js`, the local D1's object; `d1-api`, the D1 client).
+MARKERS = ["sqlite3_step", "sqlite3Reprepare", "sqlite3LockAndPrepare", "SqlStorage::exec",
+           "transactionSync"]
+
+
+def runtime_pid(w):
+    procs = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getpgid(int(pid)) != w.proc.pid:
+                continue
+            if b"workerd" not in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0]:
+                continue
+            procs.append(int(pid))
+        except OSError:
+            continue
+    return max(procs)
+
+
+def kind(sym):
+    if sym.startswith("JS:") and re.search(r"-\d+-(turbofan|liftoff)$", sym):
+        return "wasm"
+    if sym.startswith(("JS:", "RegExp")):
+        return "JavaScript"
+    if sym.startswith("Builtins_"):
+        return "V8 builtins"
+    if "sqlite3" in sym:
+        return "SQLite"
+    if "tcmalloc" in sym or "TCMalloc" in sym:
+        return "malloc"
+    if "v8::" in sym:
+        return "V8 runtime"
+    if "kj::" in sym or "capnp" in sym:
+        return "kj"
+    if "workerd::" in sym:
+        return "workerd"
+    if re.match(r"^(0x)?[0-9a-f]+$", sym) or sym == "[unknown]":
+        return "JIT (no perf map)"
+    return "other native"
+
+
+def report(data, requests, markers):
+    script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"],
+                            capture_output=True, text=True).stdout
+    us = lambda n: n / HZ / requests * 1e6
+    kinds, marked, total = collections.Counter(), collections.Counter(), 0
+    for sample in script.split("\n\n"):
+        frames = [l.strip() for l in sample.strip().split("\n") if l.strip()]
+        if not frames:
+            continue
+        total += 1
+        ip, _, leaf = frames[0].partition(" ")
+        kinds["kernel" if ip.startswith("ffffffff") else kind(leaf.strip())] += 1
+        text = "\n".join(frames)
+        for m in markers:
+            if m in text:
+                marked[m] += 1
+    print(f"  total {us(total):7.1f} µs/request over {requests} requests")
+    for k, n in kinds.most_common():
+        print(f"  {k:20s} {us(n):7.1f}")
+    for m in markers:
+        print(f"  incl. {m:32s} {us(marked[m]):7.1f}")
+
+
+def main():
+    a_dir, b_dir, ep = sys.argv[1], sys.argv[2], sys.argv[3]
+    markers = sys.argv[4:] or MARKERS
+    if b_dir == "peer":
+        b_dir = tempfile.mkdtemp(prefix="perf-peer-")
+        with open(os.path.join(b_dir, "wrangler.toml"), "w") as f:
+            f.write(B.PEER_TOML.format(main=os.path.join(B.PEER, "worker.js"),
+                                       migrations=os.path.join(root, "migrations")))
+    tmp = tempfile.mkdtemp(prefix="perf-")
+    seed = os.path.join(tmp, "seed.sql")
+    B.seed_sql(seed)
+    sa, sb = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    os.makedirs(sa)
+    os.makedirs(sb)
+    ta, tb = os.path.join(a_dir, "wrangler.toml"), os.path.join(b_dir, "wrangler.toml")
+    B.prepare(root, sa, "a", ta, seed)
+    B.prepare(root, sb, "b", tb, seed)
+    workers = [B.Worker("a", root, ta, sa)]
+    try:
+        B.adopt_minted_token(root, workers[0], sb, tb)
+        workers.append(B.Worker("b", root, tb, sb))
+        card = B.http("GET", workers[0].base + "/api/v1/cards?per_page=1")[1]["data"][0]["id"]
+        method, path, body, auth = B.ENDPOINTS[ep]
+        path = path.replace("{card}", str(card))
+        for w, label in zip(workers, (a_dir, b_dir if sys.argv[2] != "peer" else "peer")):
+            B.wrk(w.base + path, method, body, auth, tmp, 3)
+            data = os.path.join(tmp, f"perf-{w.name}.data")
+            rec = subprocess.Popen(["perf", "record", "-F", str(HZ), "-g", "-p",
+                                    str(runtime_pid(w)), "-o", data],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            out = B.wrk(w.base + path, method, body, auth, tmp, 8)
+            rec.send_signal(signal.SIGINT)
+            rec.wait()
+            print(f"{label}: {ep}", flush=True)
+            report(data, out["requests"], markers)
+    finally:
+        for w in workers:
+            w.stop()
+
+
+if __name__ == "__main__":
+    main()
