@@ -18,6 +18,7 @@ import os, sys, tempfile, statistics, shutil
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
 import bench as B
+from runtime import cpu_seconds, runtime_pid
 a_dir, b_dir = sys.argv[1], sys.argv[2]
 peer_dir = None
 if b_dir == "peer":
@@ -34,18 +35,11 @@ def cpu(w):
     """CPU seconds of the worker's workerd processes, or of its runtime process only."""
     if not runtime_only:
         return w.cpu_seconds()
-    procs = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if os.getpgid(int(pid)) != w.proc.pid:
-                continue
-            if b"workerd" not in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0]:
-                continue
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-            procs.append((int(pid), int(fields[11]) + int(fields[12])))
-        except (OSError, IndexError, ValueError):
-            continue
-    return max(procs)[1] / os.sysconf("SC_CLK_TCK") if procs else 0.0
+    pid = runtime_pid(w)
+    try:
+        return cpu_seconds(pid) if pid else 0.0
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 tmp = tempfile.mkdtemp(prefix="ab-")

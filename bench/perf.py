@@ -29,26 +29,13 @@ import tempfile
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
 import bench as B  # noqa: E402
+from runtime import runtime_pid  # noqa: E402
 
 HZ = 2999
 # Native frames, named without a perf map. With one, JavaScript frames can be markers too
 # (e.g. `database.worker.js`, the local D1's object; `d1-api`, the D1 client).
 MARKERS = ["sqlite3_step", "sqlite3Reprepare", "sqlite3LockAndPrepare", "SqlStorage::exec",
            "transactionSync"]
-
-
-def runtime_pid(w):
-    procs = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if os.getpgid(int(pid)) != w.proc.pid:
-                continue
-            if b"workerd" not in open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0]:
-                continue
-            procs.append(int(pid))
-        except OSError:
-            continue
-    return max(procs)
 
 
 def kind(sym):
