@@ -14,18 +14,13 @@ on the shared machine: differences under that need more rounds. AB_RUNTIME_ONLY=
 only the runtime's workerd process (the later of the two in a worker's process group), not
 wrangler's proxy, whose cost per request is the same for any build and only adds noise.
 """
-import os, sys, tempfile, statistics, shutil
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
-import bench as B
-from runtime import cpu_seconds, runtime_pid
+import os
+import statistics
+import sys
+
+from runtime import Pair, cpu_seconds, runtime_pid
+
 a_dir, b_dir = sys.argv[1], sys.argv[2]
-peer_dir = None
-if b_dir == "peer":
-    b_dir = peer_dir = tempfile.mkdtemp(prefix="ab-peer-")
-    with open(os.path.join(b_dir, "wrangler.toml"), "w") as f:
-        f.write(B.PEER_TOML.format(main=os.path.join(B.PEER, "worker.js"),
-                                   migrations=os.path.join(root, "migrations")))
 eps = sys.argv[3].split(",") if len(sys.argv) > 3 else ["GET / (no storage)", "listCards 100", "getCard (20 leads)", "patchCard"]
 rounds = int(os.environ.get("AB_ROUNDS", "4"))
 runtime_only = os.environ.get("AB_RUNTIME_ONLY") == "1"
@@ -42,36 +37,18 @@ def cpu(w):
         return 0.0
 
 
-tmp = tempfile.mkdtemp(prefix="ab-")
-seed = os.path.join(tmp, "seed.sql"); B.seed_sql(seed)
-sa, sb = os.path.join(tmp, "a"), os.path.join(tmp, "b")
-os.makedirs(sa); os.makedirs(sb)
-ta, tb = os.path.join(a_dir, "wrangler.toml"), os.path.join(b_dir, "wrangler.toml")
-B.prepare(root, sa, "a", ta, seed); B.prepare(root, sb, "b", tb, seed)
-workers = [B.Worker("a", root, ta, sa)]
-try:
-    wa = workers[0]
-    B.adopt_minted_token(root, wa, sb, tb)
-    workers.append(B.Worker("b", root, tb, sb))
-    wb = workers[1]
-    card = B.http("GET", wa.base + "/api/v1/cards?per_page=1")[1]["data"][0]["id"]
+with Pair(a_dir, b_dir, "ab") as pair:
+    wa, wb = pair.workers
     for ep in eps:
-        method, path, body, auth = B.ENDPOINTS[ep]
-        path = path.replace("{card}", str(card))
+        endpoint = pair.endpoint(ep)
         res = {"a": [], "b": []}
         for w in (wa, wb):
-            B.wrk(w.base + path, method, body, auth, tmp, 2)
+            pair.load(w, endpoint, 2)
         for r in range(rounds):
             for w in ((wa, wb) if r % 2 == 0 else (wb, wa)):
                 c0 = cpu(w)
-                out = B.wrk(w.base + path, method, body, auth, tmp, 3)
+                out = pair.load(w, endpoint, 3)
                 res[w.name].append((cpu(w) - c0) * 1000 / out["requests"])
         ma, mb = statistics.median(res["a"]), statistics.median(res["b"])
         print(f"{ep:22s} A {ma:.3f}  B {mb:.3f}  B/A {mb / ma:.3f}   "
               f"A:{['%.2f' % x for x in res['a']]} B:{['%.2f' % x for x in res['b']]}", flush=True)
-finally:
-    for w in workers:
-        w.stop()
-    shutil.rmtree(tmp, ignore_errors=True)
-    if peer_dir:
-        shutil.rmtree(peer_dir, ignore_errors=True)

@@ -24,12 +24,8 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 
-root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "..", "shared", "peer"))
-import bench as B  # noqa: E402
-from runtime import runtime_pid  # noqa: E402
+from runtime import Pair, runtime_pid
 
 HZ = 2999
 # Native frames, named without a perf map. With one, JavaScript frames can be markers too
@@ -86,41 +82,19 @@ def report(data, requests, markers):
 def main():
     a_dir, b_dir, ep = sys.argv[1], sys.argv[2], sys.argv[3]
     markers = sys.argv[4:] or MARKERS
-    if b_dir == "peer":
-        b_dir = tempfile.mkdtemp(prefix="perf-peer-")
-        with open(os.path.join(b_dir, "wrangler.toml"), "w") as f:
-            f.write(B.PEER_TOML.format(main=os.path.join(B.PEER, "worker.js"),
-                                       migrations=os.path.join(root, "migrations")))
-    tmp = tempfile.mkdtemp(prefix="perf-")
-    seed = os.path.join(tmp, "seed.sql")
-    B.seed_sql(seed)
-    sa, sb = os.path.join(tmp, "a"), os.path.join(tmp, "b")
-    os.makedirs(sa)
-    os.makedirs(sb)
-    ta, tb = os.path.join(a_dir, "wrangler.toml"), os.path.join(b_dir, "wrangler.toml")
-    B.prepare(root, sa, "a", ta, seed)
-    B.prepare(root, sb, "b", tb, seed)
-    workers = [B.Worker("a", root, ta, sa)]
-    try:
-        B.adopt_minted_token(root, workers[0], sb, tb)
-        workers.append(B.Worker("b", root, tb, sb))
-        card = B.http("GET", workers[0].base + "/api/v1/cards?per_page=1")[1]["data"][0]["id"]
-        method, path, body, auth = B.ENDPOINTS[ep]
-        path = path.replace("{card}", str(card))
-        for w, label in zip(workers, (a_dir, b_dir if sys.argv[2] != "peer" else "peer")):
-            B.wrk(w.base + path, method, body, auth, tmp, 3)
-            data = os.path.join(tmp, f"perf-{w.name}.data")
+    with Pair(a_dir, b_dir, "perf") as pair:
+        endpoint = pair.endpoint(ep)
+        for w, label in zip(pair.workers, (a_dir, b_dir)):
+            pair.load(w, endpoint, 3)
+            data = os.path.join(pair.tmp, f"perf-{w.name}.data")
             rec = subprocess.Popen(["perf", "record", "-F", str(HZ), "-g", "-p",
                                     str(runtime_pid(w)), "-o", data],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            out = B.wrk(w.base + path, method, body, auth, tmp, 8)
+            out = pair.load(w, endpoint, 8)
             rec.send_signal(signal.SIGINT)
             rec.wait()
             print(f"{label}: {ep}", flush=True)
             report(data, out["requests"], markers)
-    finally:
-        for w in workers:
-            w.stop()
 
 
 if __name__ == "__main__":
