@@ -11,10 +11,11 @@ use worker::wasm_bindgen_futures::JsFuture;
 use worker::{web_sys, Env, MessageBatch, MessageExt, Result};
 
 use crate::db::Db;
+use crate::domain::account::Account;
 use crate::domain::event::Event;
 use crate::domain::webhook::{
     check_url, disables, sealing_key, secret_key, signature, Outcome, RetrySchedule, CLAIM_MS,
-    TIMEOUT_MS,
+    PARK_MS, TIMEOUT_MS,
 };
 use crate::store::accounts::AccountRow;
 use crate::store::events::EventRow;
@@ -134,6 +135,12 @@ async fn attempt(env: &Env, settings: &Settings, id: i64) -> Result<()> {
         event,
         account,
     } = claimed;
+    let account = account.map(AccountRow::decode);
+    if account.as_ref().is_some_and(|a| !a.api_access()) {
+        // Nothing is sent for an account without API access; the attempt waits, uncounted,
+        // until access returns (the operator API resumes it) or it is due again.
+        return webhooks::park(&db, claimed.id, claimed.account_id, now + PARK_MS).await;
+    }
     let (outcome, sent) = match prepare(target.as_ref(), event, account, settings, now).await {
         Ok(request) => (post(&request).await, true),
         Err(why) => (Outcome::NoAnswer(why), false),
@@ -182,7 +189,7 @@ struct Signed {
 async fn prepare(
     target: Option<&Target>,
     event: Option<EventRow>,
-    account: Option<AccountRow>,
+    account: Option<Account>,
     settings: &Settings,
     now: i64,
 ) -> std::result::Result<Signed, String> {
@@ -190,8 +197,11 @@ async fn prepare(
     if target.status != "enabled" {
         return Err("the webhook is disabled; not sent".into());
     }
+    if target.token_revoked != 0 {
+        return Err("the token answerable for the webhook was revoked; not sent".into());
+    }
     let row = event.ok_or("the event is no longer retained")?;
-    let account = account.ok_or("the account was deleted")?.decode();
+    let account = account.ok_or("the account was deleted")?;
     check_url(&target.url, settings.allow_private).map_err(|why| format!("url refused: {why}"))?;
     let mut event: Event = row.decode().ok_or("the event does not decode")?;
     event.apply_features(account.overrides.effective(account.plan).0);

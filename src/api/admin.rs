@@ -6,7 +6,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use worker::{Request, Response};
 
-use crate::domain::account::{AccountPatch, TokenRequest};
+use crate::domain::account::{Account, AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
 use crate::domain::time::iso8601;
@@ -18,7 +18,8 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{bearer, client_address, method, path_id};
 use crate::http::response::{json_response, ok};
 use crate::http::App;
-use crate::store::{accounts, tokens};
+use crate::store::outbox;
+use crate::store::{accounts, tokens, webhooks};
 
 #[derive(Serialize)]
 struct TokenOut<'a> {
@@ -107,6 +108,11 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                     let found = accounts::update(&db, account, &patch).await?;
                     // Plan, features and limit are cached with each token: void them all.
                     gate::invalidate_all(&app.env, &tokens::hashes(&db, account).await?).await?;
+                    // With API access (back), webhook attempts that waited for it go now.
+                    if found.as_ref().is_some_and(Account::api_access) {
+                        let waiting = webhooks::resume(&db, account, app.now_ms).await?;
+                        outbox::dispatch(&app.env, &app.ctx, waiting);
+                    }
                     found
                 }
                 "DELETE" => {
@@ -158,13 +164,16 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
             }
         }
         (["tokens", token], "DELETE") => {
-            let hash = tokens::revoke(&db, id(token)?, app.now_ms)
+            let revoked = tokens::revoke(&db, id(token)?, app.now_ms)
                 .await?
                 .ok_or(ApiError::NotFound)?;
             // Answered only once the token's cached record is gone: the very next request
             // with it is refused.
-            gate::invalidate(&app.env, &hash).await?;
-            ok(&json!({"message": "Token revoked."}))
+            gate::invalidate(&app.env, &revoked.hash).await?;
+            ok(&json!({
+                "message": "Token revoked.",
+                "webhooks_disabled": revoked.webhooks_disabled
+            }))
         }
         (["tokens", _], _) => Err(ApiError::MethodNotAllowed("DELETE")),
         _ => Err(ApiError::NotFound),

@@ -4,10 +4,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use worker::{Request, Response};
 
+use crate::domain::event::EventType;
 use crate::domain::input::Mode;
 use crate::domain::principal::Principal;
 use crate::domain::webhook::{
-    format_secret, sealing_key, Delivery, DeliveryView, Webhook, WebhookInput, WebhookView,
+    format_secret, redeliver_retry_after, sealing_key, unreadable, Delivery, DeliveryView,
+    EventFilter, Webhook, WebhookInput, WebhookView,
 };
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query};
@@ -15,7 +17,7 @@ use crate::http::response::{json_response, ok, Data, Paged};
 use crate::http::App;
 use crate::store::outbox::{self, Outbox};
 use crate::store::sealed;
-use crate::store::webhooks::{self, Redelivery};
+use crate::store::webhooks::{self, Owner, Redelivery};
 
 #[derive(Serialize)]
 struct One<'a, T> {
@@ -48,12 +50,32 @@ fn answer(status: u16, hook: &Webhook, secret: Option<&str>, message: &str) -> R
     )
 }
 
+/// The token that creates or changes a webhook becomes answerable for it.
+fn owner(p: &Principal) -> Owner {
+    Owner {
+        account_id: p.account_id,
+        token_id: p.token_id,
+    }
+}
+
+/// A webhook carries only events the token setting it up may read (extensions.md 1's
+/// rule for the feed): `webhooks:write` alone reads nothing.
+fn may_carry(p: &Principal, events: &EventFilter) -> ApiResult<()> {
+    match unreadable(events, &p.scopes) {
+        Some(t) => Err(ApiError::UnreadableEvents(t)),
+        None => Ok(()),
+    }
+}
+
 pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
     let input = WebhookInput::parse(body, Mode::Create, allow_private(app))?;
+    if let Some(events) = &input.events {
+        may_carry(p, events)?;
+    }
     let (secret, sealed) = new_secret(app).await?;
     let hook = webhooks::create(
         &*app.db()?,
-        p.account_id,
+        owner(p),
         &input,
         &sealed,
         &app.base_url,
@@ -97,7 +119,14 @@ pub async fn update(
     id: i64,
 ) -> ApiResult<Response> {
     let input = WebhookInput::parse(body, Mode::Update, allow_private(app))?;
-    let hook = webhooks::update(&*app.db()?, p.account_id, id, &input, app.now_ms)
+    let db = app.db()?;
+    // Whatever it changes, the token must be able to read what the webhook carries after
+    // the change: otherwise re-pointing the url would hand it events it may not read.
+    let current = webhooks::get(&db, p.account_id, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    may_carry(p, input.events.as_ref().unwrap_or(&current.events))?;
+    let hook = webhooks::update(&db, owner(p), id, &input, app.now_ms)
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(answer(200, &hook, None, "Webhook updated successfully."))
@@ -138,12 +167,32 @@ pub async fn deliveries(app: &App, p: &Principal, req: &Request, id: i64) -> Api
 }
 
 pub async fn redeliver(app: &App, p: &Principal, id: i64, event_id: String) -> ApiResult<Response> {
-    let scheduled =
-        webhooks::redeliver(&*app.db()?, p.account_id, id, &event_id, app.now_ms).await?;
+    let readable = EventType::readable(&p.scopes);
+    let scheduled = webhooks::redeliver(
+        &*app.db()?,
+        p.account_id,
+        id,
+        &event_id,
+        &readable,
+        app.now_ms,
+    )
+    .await?;
     let delivery = match scheduled {
         Redelivery::Scheduled(d) => d,
+        // An event the token may not read is, to it, no event (as getEvent answers).
         Redelivery::NoWebhook | Redelivery::NoEvent => return Err(ApiError::NotFound),
+        Redelivery::NotSubscribed(kind) => {
+            return Err(ApiError::validation(
+                "event_id",
+                format!("The webhook does not subscribe to {kind} events; only events its events list matches are redelivered."),
+            ))
+        }
         Redelivery::Disabled => return Err(ApiError::WebhookDisabled),
+        Redelivery::Limited { oldest } => {
+            return Err(ApiError::RedeliverLimit {
+                retry_after: redeliver_retry_after(oldest, app.now_ms),
+            })
+        }
     };
     outbox::dispatch(&app.env, &app.ctx, Outbox(vec![delivery.id]));
     Ok(json_response(

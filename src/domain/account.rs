@@ -126,6 +126,11 @@ pub struct AccountView<'a> {
 }
 
 impl Account {
+    /// Whether the account's tokens may use the API, and its webhooks deliver.
+    pub fn api_access(&self) -> bool {
+        self.overrides.effective(self.plan).0.api_access
+    }
+
     pub fn view(&self) -> AccountView<'_> {
         let (features, card_limit) = self.overrides.effective(self.plan);
         AccountView {

@@ -2,6 +2,8 @@
 //! Webhooks signatures, the retry schedule, and how subscriptions and delivery attempts
 //! are shown.
 
+use core::net::Ipv6Addr;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -9,6 +11,7 @@ use super::event::EventType;
 use super::input::{Field, Input, Mode};
 use super::signing::{base64, base64_decode, hmac_sha256_parts};
 use super::time::{iso8601, DAY_MS};
+use super::token::Scopes;
 use super::validation::{FieldErrors, Rule};
 
 /// Subscriptions an account may have; one more is a 403.
@@ -91,11 +94,24 @@ impl WebhookStatus {
     }
 }
 
-/// Why a URL may not receive webhooks; the text completes "The url field ...".
+/// Why a URL may not receive webhooks; the text completes "The url field ...". The same
+/// check guards create, update and every delivery attempt.
 pub fn check_url(url: &str, allow_private: bool) -> Result<(), &'static str> {
     let Some(parsed) = super::weburl::parse_http(url) else {
         return Err("must be a valid URL.");
     };
+    // The runtime maps a non-ASCII host (UTS 46: NFKC, case folding, `。` as a dot) before
+    // it connects, so `１２７.０.０.１` or `①②⑦.⓪.⓪.①` is 127.0.0.1. An ASCII host is
+    // connected to as written, so only such a host is classified here.
+    if !parsed.host.is_ascii() {
+        return Err("must have an ASCII host name: write an internationalised domain name in its xn-- (punycode) form.");
+    }
+    if parsed
+        .port
+        .is_some_and(|p| p.parse::<u16>().map_or(true, |p| p == 0))
+    {
+        return Err("must have a port from 1 to 65535.");
+    }
     if allow_private {
         return Ok(());
     }
@@ -105,16 +121,20 @@ pub fn check_url(url: &str, allow_private: bool) -> Result<(), &'static str> {
     if public_host(&parsed.host) {
         Ok(())
     } else {
-        Err("must point to a public host (not localhost or a private, loopback or link-local address).")
+        Err("must point to a public host (not localhost or a private, loopback, link-local or special-purpose address).")
     }
 }
 
 /// A name on the public internet, or an IP literal outside the private, loopback,
-/// link-local, shared, multicast and reserved ranges. Numeric hosts in the forms browsers
-/// also read as IPv4 (`2130706433`, `0x7f.1`, `127.1`) count as addresses.
+/// link-local, shared, multicast, reserved and special-purpose ranges. `host` is ASCII and
+/// lowercased (as [`check_url`] has it). A host whose last label is a number is read by
+/// URL parsers as IPv4 (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`): only the plain
+/// dotted-decimal form is classified, and every other such host is refused.
 pub fn public_host(host: &str) -> bool {
+    // `localhost.` is `localhost` to DNS.
+    let host = host.strip_suffix('.').unwrap_or(host);
     if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        return public_ipv6(v6);
+        return v6.parse::<Ipv6Addr>().is_ok_and(public_ipv6);
     }
     let last = host.rsplit('.').next().unwrap_or("");
     let numeric =
@@ -143,6 +163,9 @@ fn ipv4(host: &str) -> Option<[u8; 4]> {
     parts.next().is_none().then_some(out)
 }
 
+/// Outside the IANA IPv4 special-purpose registry's ranges that are not globally
+/// reachable, and outside 192.88.99.0/24 (the 6to4 relay anycast, which forwards to an
+/// address of the sender's choosing).
 fn public_ipv4([a, b, c, _]: [u8; 4]) -> bool {
     !(a == 0
         || a == 10
@@ -152,23 +175,50 @@ fn public_ipv4([a, b, c, _]: [u8; 4]) -> bool {
         || (a == 172 && (16..32).contains(&b))
         || (a == 192 && b == 168)
         || (a == 192 && b == 0 && (c == 0 || c == 2))
+        || (a == 192 && b == 88 && c == 99)
         || (a == 198 && (b == 18 || b == 19))
         || (a == 198 && b == 51 && c == 100)
         || (a == 203 && b == 0 && c == 113)
         || a >= 224)
 }
 
-/// Global unicast (2000::/3) only, and not an IPv4 address in disguise: everything else
-/// (loopback, unspecified, unique local, link-local, multicast, mapped) is refused.
-fn public_ipv6(h: &str) -> bool {
-    let first = h.split(':').next().unwrap_or("");
-    let Ok(head) = u16::from_str_radix(first, 16) else {
-        return false;
-    };
-    let documentation = h.starts_with("2001:db8:") || h.starts_with("2001:0db8:");
-    // 2002::/16 (6to4) embeds an IPv4 address that may be private.
-    (0x2000..0x4000).contains(&head) && head != 0x2002 && !documentation && !h.contains('.')
+/// Global unicast (2000::/3) only, less its special-purpose blocks: 2001::/23 (IETF
+/// protocol assignments: Teredo 2001::/32 carries an IPv4 address, benchmarking, ORCHID),
+/// 2001:db8::/32 and 3fff::/20 (documentation), 2002::/16 (6to4, an IPv4 address inside).
+/// Everything outside 2000::/3 (loopback, unspecified, unique local, link-local,
+/// multicast, IPv4-mapped, NAT64) is refused.
+fn public_ipv6(ip: Ipv6Addr) -> bool {
+    let [s0, s1, ..] = ip.segments();
+    let global_unicast = (0x2000..0x4000).contains(&s0);
+    let special =
+        (s0 == 0x2001 && (s1 < 0x0200 || s1 == 0x0db8)) || s0 == 0x2002 || (s0 & 0xfff0) == 0x3ff0;
+    global_unicast && !special
 }
+
+/// The first event type `filter` carries that a token with `scopes` may not read from the
+/// feed (extensions.md 1: `card.*` needs cards:read or cards:write, `lead.*` leads:read).
+/// A webhook carries only what the token that sets it up could read itself.
+pub fn unreadable(filter: &EventFilter, scopes: &Scopes) -> Option<EventType> {
+    let carried = match filter {
+        EventFilter::All => EventType::ALL.to_vec(),
+        EventFilter::Only(types) => types.clone(),
+    };
+    carried.into_iter().find(|t| !scopes.grants(t.scope()))
+}
+
+/// Redeliveries of one event to one webhook in [`REDELIVER_WINDOW_MS`]; one more is a 429.
+pub const REDELIVER_LIMIT: i64 = 5;
+pub const REDELIVER_WINDOW_MS: i64 = 3_600_000;
+
+/// Seconds until the oldest redelivery of the window (made at `oldest`) leaves it.
+pub fn redeliver_retry_after(oldest: i64, now: i64) -> u64 {
+    let ms = (oldest + REDELIVER_WINDOW_MS - now).max(1000);
+    u64::try_from((ms + 999) / 1000).unwrap_or(1)
+}
+
+/// How long an attempt of an account without API access waits before it is looked at
+/// again; restoring access resumes the waiting attempts at once.
+pub const PARK_MS: i64 = 3_600_000;
 
 /// `whsec_` + base64 of 32 random bytes (Standard Webhooks).
 pub fn format_secret(random: &[u8; 32]) -> String {
@@ -529,6 +579,157 @@ mod tests {
         }
         assert_eq!(check_url("http://127.0.0.1:9000/hook", true), Ok(()));
         assert!(check_url("ftp://127.0.0.1/", true).is_err());
+    }
+
+    /// Issue 29's finding 1 and its neighbours: hosts a WHATWG parser (the runtime's, and
+    /// the `url` crate's) maps to a private or special address, ports that are no port.
+    /// One list, shared with the end-to-end tests.
+    fn smuggled() -> Vec<&'static str> {
+        include_str!("../../tests/data/smuggled-webhook-urls.txt")
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    }
+
+    /// Public names written in Unicode: refused too (the rule is "ASCII hosts only"), with
+    /// the xn-- form accepted instead.
+    const UNICODE_NAMES: &[&str] = &[
+        "https://bücher.de/",
+        "https://BÜCHER.de/",
+        "https://例え.jp/",
+        "https://exa\u{AD}mple.com/",
+    ];
+
+    const ACCEPTED: &[&str] = &[
+        "https://example.com/hook",
+        "https://Hooks.Example.COM:8443/a?b=c",
+        "https://xn--bcher-kva.de/hook",
+        "https://8.8.8.8/x",
+        "https://1.1.1.1:443/x",
+        "https://[2606:4700::1111]/x",
+        "https://[2606:4700:0:0::1111]/x",
+        "https://[2001:4860:4860::8888]/",
+        "https://example.com:65535/",
+        "https://under_score.example.com/",
+    ];
+
+    /// The host and port a WHATWG parser connects to: the `url` crate's reading, as text
+    /// (ASCII: IPv4 dotted decimal, IPv6 compressed in brackets, names in punycode).
+    fn whatwg(url: &str) -> Option<(String, Option<u16>)> {
+        let u = url::Url::parse(url).ok()?;
+        Some((u.host_str()?.to_string(), u.port()))
+    }
+
+    fn same_host(ours: &str, theirs: &str) -> bool {
+        let v6 = |h: &str| {
+            h.strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .and_then(|h| h.parse::<Ipv6Addr>().ok())
+        };
+        match (v6(ours), v6(theirs)) {
+            (Some(a), Some(b)) => a == b,
+            _ => ours == theirs,
+        }
+    }
+
+    /// The rules are held to a real WHATWG parser: whatever `check_url` accepts, the `url`
+    /// crate reads as the very host (and port) that was classified, and that host is
+    /// public; every smuggling payload is, to that parser, a private or special
+    /// destination, an invalid port, or no URL at all.
+    #[test]
+    fn classifies_the_host_a_whatwg_parser_connects_to() {
+        let smuggled = smuggled();
+        let all = smuggled.iter().chain(UNICODE_NAMES).chain(ACCEPTED);
+        for url in all {
+            if check_url(url, false).is_err() {
+                continue;
+            }
+            let ours = super::super::weburl::parse_http(url).expect("accepted, so parsed");
+            let (host, port) = whatwg(url).unwrap_or_else(|| panic!("{url}: url crate refused"));
+            assert!(
+                same_host(&ours.host, &host),
+                "{url}: {} vs {host}",
+                ours.host
+            );
+            assert!(public_host(&host), "{url}: {host}");
+            let our_port = ours.port.and_then(|p| p.parse::<u16>().ok());
+            assert!(port.is_none() || port == our_port, "{url}: {port:?}");
+        }
+        for url in ACCEPTED {
+            assert_eq!(check_url(url, false), Ok(()), "{url}");
+        }
+        for url in &smuggled {
+            if let Some((host, port)) = whatwg(url) {
+                assert!(
+                    !public_host(&host) || port == Some(0),
+                    "{url} reaches the public {host}: not a smuggling case"
+                );
+            }
+        }
+        for url in UNICODE_NAMES {
+            let (host, _) = whatwg(url).expect("a valid IDN");
+            assert!(host.is_ascii() && public_host(&host), "{url}: {host}");
+            assert!(check_url(url, false).is_err(), "{url}");
+        }
+    }
+
+    #[test]
+    fn smuggled_hosts_and_ports_are_refused() {
+        for url in &smuggled() {
+            assert!(check_url(url, false).is_err(), "{url}");
+        }
+        // Under the local rules too, but for their scheme and private hosts.
+        assert!(check_url("http://１２７.０.０.１:9000/", true).is_err());
+        assert!(check_url("http://127.0.0.1:0/", true).is_err());
+        assert_eq!(check_url("https://xn--bcher-kva.de/hook", false), Ok(()));
+        assert_eq!(check_url("https://example.com:65535/", false), Ok(()));
+        assert_eq!(check_url("https://[2600:1f18::1]:8443/", false), Ok(()));
+        assert_eq!(check_url("https://[2001:4860:4860::8888]/", false), Ok(()));
+    }
+
+    #[test]
+    fn events_a_token_may_not_read() {
+        use super::super::token::Scope;
+        let scopes = |s: Vec<Scope>| Scopes::new(s);
+        let cards = scopes(vec![Scope::CardsWrite, Scope::WebhooksWrite]);
+        let leads = scopes(vec![Scope::LeadsRead, Scope::WebhooksWrite]);
+        let both = scopes(vec![Scope::CardsRead, Scope::LeadsRead]);
+        let only = |t: Vec<EventType>| EventFilter::Only(t);
+        assert_eq!(
+            unreadable(&only(vec![EventType::CardCreated]), &cards),
+            None
+        );
+        assert_eq!(
+            unreadable(
+                &only(vec![EventType::CardCreated, EventType::LeadCreated]),
+                &cards
+            ),
+            Some(EventType::LeadCreated)
+        );
+        assert_eq!(
+            unreadable(&EventFilter::All, &cards),
+            Some(EventType::LeadCreated)
+        );
+        assert_eq!(
+            unreadable(&EventFilter::All, &leads),
+            Some(EventType::CardCreated)
+        );
+        assert_eq!(unreadable(&EventFilter::All, &both), None);
+        assert_eq!(
+            unreadable(
+                &only(vec![EventType::LeadDeleted]),
+                &scopes(vec![Scope::WebhooksWrite])
+            ),
+            Some(EventType::LeadDeleted)
+        );
+    }
+
+    #[test]
+    fn redelivery_waits_for_the_oldest_to_leave_the_hour() {
+        assert_eq!(redeliver_retry_after(0, 0), 3600);
+        assert_eq!(redeliver_retry_after(0, 3_599_001), 1);
+        assert_eq!(redeliver_retry_after(0, 3_600_500), 1);
+        assert_eq!(redeliver_retry_after(1_000, 1_500), 3600);
     }
 
     #[test]

@@ -80,7 +80,8 @@ pub fn parse_http(s: &str) -> Option<HttpUrl<'_>> {
         // A bare IPv6 address without brackets is not a valid host anyway.
         Some((h, _)) if !h.ends_with(']') && h.contains(':') => (authority, None),
         Some((h, p)) => {
-            if p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            // Past 65535 is no port (WHATWG URL parsers fail on it too).
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) || p.parse::<u16>().is_err() {
                 return None;
             }
             (h, Some(p))
@@ -191,6 +192,7 @@ mod tests {
             "https://-bad.com",
             "https://a..b",
             "https://e.com:99999999",
+            "https://e.com:65536",
             "https://e.com:",
             "data:text/html,hi",
             "https://e.com/\n",

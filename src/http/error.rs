@@ -4,9 +4,11 @@ use serde_json::{Map, Value};
 use worker::Response;
 
 use super::json::json_response;
+use crate::domain::event::EventType;
 use crate::domain::principal::Denied;
+use crate::domain::token::Scope;
 use crate::domain::validation::FieldErrors;
-use crate::domain::webhook::limit_message;
+use crate::domain::webhook::{limit_message, REDELIVER_LIMIT};
 
 #[derive(Debug)]
 pub enum ApiError {
@@ -22,6 +24,12 @@ pub enum ApiError {
     WebhookLimit,
     /// 409: a disabled webhook is sent nothing, redeliveries included.
     WebhookDisabled,
+    /// 403: a webhook would carry events of this type, which the token may not read.
+    UnreadableEvents(EventType),
+    /// 429: an event was redelivered to a webhook as often as an hour allows.
+    RedeliverLimit {
+        retry_after: u64,
+    },
     NotFound,
     /// 409: a request with the same Idempotency-Key is still running.
     Conflict,
@@ -50,7 +58,8 @@ impl ApiError {
             ApiError::NoApiAccess
             | ApiError::MissingScope
             | ApiError::CardLimit
-            | ApiError::WebhookLimit => 403,
+            | ApiError::WebhookLimit
+            | ApiError::UnreadableEvents(_) => 403,
             ApiError::NotFound => 404,
             ApiError::Conflict | ApiError::WebhookDisabled => 409,
             ApiError::Gone => 410,
@@ -59,7 +68,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => 415,
             ApiError::CrossSite => 403,
             ApiError::Validation(_) => 422,
-            ApiError::TooManyRequests { .. } => 429,
+            ApiError::TooManyRequests { .. } | ApiError::RedeliverLimit { .. } => 429,
             ApiError::Internal(_) => 500,
         }
     }
@@ -73,6 +82,21 @@ impl ApiError {
             ApiError::CardLimit => "You have reached the card limit of your current plan. Upgrade your plan to create more cards.",
             ApiError::WebhookLimit => return limit_message(),
             ApiError::WebhookDisabled => "The webhook is disabled. Enable it (PATCH status: enabled) before redelivering.",
+            ApiError::UnreadableEvents(t) => {
+                let needs = match t.scope() {
+                    Scope::CardsRead => "cards:read or cards:write",
+                    scope => scope.as_str(),
+                };
+                return format!(
+                    "A webhook carries only events its token may read: {} events need {needs}.",
+                    t.as_str()
+                );
+            }
+            ApiError::RedeliverLimit { retry_after } => {
+                return format!(
+                    "This event was redelivered to this webhook {REDELIVER_LIMIT} times in the last hour. Retry in {retry_after} seconds."
+                )
+            }
             ApiError::NotFound => "Not found.",
             ApiError::Conflict => "A request with this Idempotency-Key is still being processed. Retry it later.",
             ApiError::Gone => "The cursor points before the events still kept. Run a full sync, then follow the feed from meta.next_cursor.",
@@ -96,7 +120,8 @@ impl ApiError {
             ApiError::Validation(errors) => {
                 body.insert("errors".into(), errors.to_json());
             }
-            ApiError::TooManyRequests { retry_after } => {
+            ApiError::TooManyRequests { retry_after }
+            | ApiError::RedeliverLimit { retry_after } => {
                 body.insert("retry_after".into(), (*retry_after).into());
             }
             _ => {}
@@ -114,7 +139,8 @@ impl ApiError {
             ApiError::MethodNotAllowed(allow) => {
                 let _ = headers.set("Allow", allow);
             }
-            ApiError::TooManyRequests { retry_after } => {
+            ApiError::TooManyRequests { retry_after }
+            | ApiError::RedeliverLimit { retry_after } => {
                 let _ = headers.set("Retry-After", &retry_after.to_string());
             }
             ApiError::Unauthenticated => {

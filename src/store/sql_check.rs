@@ -380,8 +380,8 @@ fn every_statement_runs_against_the_migrated_schema() {
     )
     .expect("two statements");
     assert_eq!(deleted.len(), 1);
-    let rows = db.exec("tokens::revoke_sql", &tokens::revoke_sql(token.id, now));
-    assert_eq!(rows, vec![json!({"token_hash": "hash-1"})]);
+    let results = db.batch("tokens::revoke_sql", &tokens::revoke_sql(token.id, now));
+    assert_eq!(results[0], vec![json!({"token_hash": "hash-1"})]);
     let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
     assert!(rows.is_empty(), "a revoked token is not found");
 
@@ -693,8 +693,21 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
         json!({"url": "https://b.example/h", "events": ["*"]}),
         Mode::Create,
     );
+    let scopes = Scopes::new(vec![
+        Scope::WebhooksWrite,
+        Scope::CardsRead,
+        Scope::LeadsRead,
+    ]);
+    let rows = db.exec(
+        "tokens::create_sql",
+        &tokens::create_sql(acc, "hooks", "hash-hooks", &scopes, now),
+    );
+    let owner = webhooks::Owner {
+        account_id: acc,
+        token_id: one::<TokenRow>("tokens::create_sql", rows).decode().id,
+    };
     let create =
-        |w: &WebhookInput| webhooks::create_sql(acc, w, "gcm1:sealed", "https://x.example", now);
+        |w: &WebhookInput| webhooks::create_sql(owner, w, "gcm1:sealed", "https://x.example", now);
     let rows = db.exec("webhooks::create_sql", &create(&leads_only));
     let hook = one::<WebhookRow>("webhooks::create_sql", rows).decode();
     assert_eq!(hook.description.as_deref(), Some("CRM"));
@@ -730,7 +743,7 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
             "enabled",
         ),
     ] {
-        let stmt = webhooks::update_sql(acc, hook.id, &input(body, Mode::Update), now + 1);
+        let stmt = webhooks::update_sql(owner, hook.id, &input(body, Mode::Update), now + 1);
         let rows = db.exec("webhooks::update_sql", &stmt);
         let row: WebhookRow = one("webhooks::update_sql", rows);
         assert_eq!(row.status, status);
@@ -834,6 +847,7 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     assert_eq!((attempt.event_id.as_str(), attempt.attempt), ("evt_w2", 1));
     let target: Target = one("webhooks::claim_sql", results[1].clone());
     assert!(target.url.starts_with("https://"));
+    assert_eq!(target.token_revoked, 0);
     let event: events::EventRow = one("webhooks::claim_sql", results[2].clone());
     assert!(event.decode().is_some());
     assert_eq!(
@@ -904,28 +918,63 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
         "a success ends the run of failures"
     );
 
-    // Redeliver: attempt 3 of the pair; nothing for another account or a missing event.
-    let results = db.batch(
-        "webhooks::redeliver_sql",
-        &webhooks::redeliver_sql(acc, attempt.webhook_id, "evt_w2", later),
-    );
+    // Redeliver: attempt 3 of the pair; nothing for another account or a missing event,
+    // an event the token may not read, or one the webhook does not subscribe to.
+    let all = EventType::ALL;
+    let redeliver = |db: &mut Db, acc: i64, event: &str, readable: &[EventType], at: i64| {
+        db.batch(
+            "webhooks::redeliver_sql",
+            &webhooks::redeliver_sql(acc, attempt.webhook_id, event, readable, at),
+        )
+    };
+    let results = redeliver(db, acc, "evt_w2", &all, later);
     assert_eq!(
-        one::<Delivery>("webhooks::redeliver_sql", results[2].clone()).attempt,
+        one::<Delivery>("webhooks::redeliver_sql", results[3].clone()).attempt,
         3
     );
-    let results = db.batch(
-        "webhooks::redeliver_sql",
-        &webhooks::redeliver_sql(acc + 1, attempt.webhook_id, "evt_w2", later),
-    );
+    let results = redeliver(db, acc + 1, "evt_w2", &all, later);
     assert!(
-        results[0].is_empty() && results[2].is_empty(),
+        results[0].is_empty() && results[3].is_empty(),
         "not the account's"
     );
-    let results = db.batch(
-        "webhooks::redeliver_sql",
-        &webhooks::redeliver_sql(acc, attempt.webhook_id, "evt_nope", later),
+    let results = redeliver(db, acc, "evt_nope", &all, later);
+    assert!(results[1].is_empty() && results[3].is_empty());
+    let results = redeliver(db, acc, "evt_w2", &[EventType::CardCreated], later);
+    assert!(results[1].is_empty() && results[3].is_empty(), "unreadable");
+    let results = redeliver(db, acc, "evt_w1", &all, later);
+    assert!(
+        !results[1].is_empty() && results[3].is_empty(),
+        "a lead-only webhook"
     );
-    assert!(results[2].is_empty());
+    // Five an hour: four more go, the sixth does not, an hour after the first it does.
+    for n in 0..4 {
+        let results = redeliver(db, acc, "evt_w2", &all, later + 1 + n);
+        assert_eq!(results[3].len(), 1);
+    }
+    let results = redeliver(db, acc, "evt_w2", &all, later + 10);
+    assert!(results[3].is_empty(), "the sixth in the hour");
+    assert_eq!(
+        results[2],
+        vec![json!({"n": 5, "oldest": later})],
+        "the window and its oldest"
+    );
+    let results = redeliver(db, acc, "evt_w2", &all, later + 3_600_000);
+    assert_eq!(results[3].len(), 1, "the first has left the hour");
+
+    // An account without API access: the attempt waits, then resumes with access.
+    let waiting = results_ids(&results[3]);
+    let rows = db.exec(
+        "webhooks::park_sql",
+        &webhooks::park_sql(waiting[0], acc, later + 1),
+    );
+    assert!(rows.is_empty());
+    let rows = db.exec(
+        "webhooks::resume_sql",
+        &webhooks::resume_sql(acc + 1, later),
+    );
+    assert!(rows.is_empty(), "another account's");
+    let rows = db.exec("webhooks::resume_sql", &webhooks::resume_sql(acc, later));
+    assert_eq!(ids("webhooks::resume_sql", rows), waiting);
 
     // A 410 disables; nothing more is scheduled for a disabled webhook.
     let results = db.batch(
@@ -944,6 +993,28 @@ fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
         ),
     );
     assert!(results[2].is_empty(), "disabled: no next attempt");
+
+    // Revoking the token disables the webhooks it is answerable for; an attempt of one
+    // says so when claimed. Enabled again after: the erasure checks need them.
+    let results = db.batch(
+        "tokens::revoke_sql",
+        &tokens::revoke_sql(owner.token_id, later),
+    );
+    let disabled = results_ids(&results[1]);
+    assert!(!disabled.is_empty(), "its enabled webhooks disabled");
+    let results = db.batch(
+        "webhooks::claim_sql",
+        &webhooks::claim_sql(waiting[0], later + 200_000, 60_000),
+    );
+    let target: Target = one("webhooks::claim_sql", results[1].clone());
+    assert_eq!(
+        (target.token_revoked, target.status.as_str()),
+        (1, "disabled")
+    );
+    for id in disabled {
+        let enable = "UPDATE webhooks SET status = 'enabled' WHERE id = ?1";
+        db.exec("check", &Stmt::new(enable, vec![id.into()]));
+    }
 
     // Retention removes finished attempts, then the subscription goes with the rest.
     db.exec(

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use worker::Result;
 
 use super::row::impl_row;
-use super::{run, select, select_first, Stmt};
+use super::{batch, row_count, rows_of, run, select, select_first, Stmt};
 use crate::db::Db;
 use crate::domain::plan::{Overrides, Plan};
 use crate::domain::principal::Principal;
@@ -136,19 +136,41 @@ struct Hash {
 }
 impl_row!(Hash { token_hash });
 
-/// Revoking twice is harmless.
-pub fn revoke_sql(id: i64, now: i64) -> Stmt {
-    Stmt::new(
-        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 \
-         RETURNING token_hash",
-        vec![id.into(), now.into()],
-    )
+/// Revoking twice is harmless. The webhooks the token is answerable for are disabled in
+/// the same transaction, so a leaked token's subscriptions stop with it.
+pub fn revoke_sql(id: i64, now: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 \
+             RETURNING token_hash",
+            vec![id.into(), now.into()],
+        ),
+        Stmt::new(
+            "UPDATE webhooks SET status = 'disabled', updated_at = ?2 \
+             WHERE token_id = ?1 AND status = 'enabled' \
+               AND account_id = (SELECT account_id FROM tokens WHERE id = ?1) \
+             RETURNING id",
+            vec![id.into(), now.into()],
+        ),
+    ]
 }
 
-/// Marks a token revoked; its hash, or `None` when no such token exists.
-pub async fn revoke(db: &Db, id: i64, now: i64) -> Result<Option<String>> {
-    let row: Option<Hash> = select_first(db, revoke_sql(id, now)).await?;
-    Ok(row.map(|r| r.token_hash))
+/// What revoking came to: the token's hash and how many webhooks were disabled.
+pub struct Revoked {
+    pub hash: String,
+    pub webhooks_disabled: usize,
+}
+
+/// Marks a token revoked; `None` when no such token exists.
+pub async fn revoke(db: &Db, id: i64, now: i64) -> Result<Option<Revoked>> {
+    let results = batch(db, revoke_sql(id, now)).await?;
+    let Some(row) = rows_of::<Hash>(&results, 0)?.into_iter().next() else {
+        return Ok(None);
+    };
+    Ok(Some(Revoked {
+        hash: row.token_hash,
+        webhooks_disabled: row_count(&results, 1)?,
+    }))
 }
 
 pub fn hashes_sql(account_id: i64) -> Stmt {

@@ -9,14 +9,15 @@ use super::events::EventRow;
 use super::outbox::Outbox;
 use super::row::impl_row;
 use super::{
-    batch, columns_of, prune_in_steps, row_count, rows_of, select, select_first, Columns, Count,
-    SqlValue, Stmt,
+    batch, columns_of, prune_in_steps, row_count, rows_of, run, select, select_first, Columns,
+    Count, SqlValue, Stmt,
 };
 use crate::db::Db;
+use crate::domain::event::EventType;
 use crate::domain::pagination::Page;
 use crate::domain::webhook::{
     Delivery, EventFilter, Outcome, Webhook, WebhookInput, WebhookStatus, MAX_PER_ACCOUNT,
-    ROTATION_OVERLAP_MS,
+    REDELIVER_LIMIT, REDELIVER_WINDOW_MS, ROTATION_OVERLAP_MS,
 };
 
 #[derive(Debug)]
@@ -81,8 +82,17 @@ fn first_decoded(rows: Vec<WebhookRow>) -> Option<Webhook> {
 }
 
 /// Inserts the subscription unless the account already has [`MAX_PER_ACCOUNT`].
+/// Who asks for a change to a webhook: the account, and the token that becomes answerable
+/// for it (revoking that token disables the webhook).
+#[derive(Debug, Clone, Copy)]
+pub struct Owner {
+    pub account_id: i64,
+    pub token_id: i64,
+}
+
+/// Inserts the subscription unless the account already has [`MAX_PER_ACCOUNT`].
 pub fn create_sql(
-    account_id: i64,
+    owner: Owner,
     input: &WebhookInput,
     sealed_secret: &str,
     origin: &str,
@@ -92,14 +102,14 @@ pub fn create_sql(
     Stmt::new(
         format!(
             "INSERT INTO webhooks (account_id, url, events, description, secret, origin, \
-                 created_at, updated_at) \
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7 \
+                 created_at, updated_at, token_id) \
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?9 \
              WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?1) < ?8 \
              RETURNING {}",
             webhook_columns()
         ),
         vec![
-            account_id.into(),
+            owner.account_id.into(),
             input.url.clone().into(),
             events.into(),
             input.description.value().cloned().into(),
@@ -107,6 +117,7 @@ pub fn create_sql(
             origin.into(),
             now.into(),
             MAX_PER_ACCOUNT.into(),
+            owner.token_id.into(),
         ],
     )
 }
@@ -114,13 +125,13 @@ pub fn create_sql(
 /// `None` at the subscription limit.
 pub async fn create(
     db: &Db,
-    account_id: i64,
+    owner: Owner,
     input: &WebhookInput,
     sealed_secret: &str,
     origin: &str,
     now: i64,
 ) -> Result<Option<Webhook>> {
-    let stmt = create_sql(account_id, input, sealed_secret, origin, now);
+    let stmt = create_sql(owner, input, sealed_secret, origin, now);
     Ok(first_decoded(select(db, stmt).await?))
 }
 
@@ -168,12 +179,15 @@ pub async fn get(db: &Db, account_id: i64, id: i64) -> Result<Option<Webhook>> {
 }
 
 /// The fields given; enabling again also forgets the run of failures that disabled it.
-pub fn update_sql(account_id: i64, id: i64, input: &WebhookInput, now: i64) -> Stmt {
+/// The token that updates it becomes answerable for it.
+pub fn update_sql(owner: Owner, id: i64, input: &WebhookInput, now: i64) -> Stmt {
     let mut c = Columns::default();
     c.put("url", input.url.clone());
     c.put("events", input.events.as_ref().map(EventFilter::to_stored));
     c.field("description", &input.description);
     c.put("status", input.status.map(WebhookStatus::as_str));
+    c.put("token_id", Some(owner.token_id));
+    let account_id = owner.account_id;
     let mut sets = vec!["updated_at = ?3".to_string()];
     if input.status == Some(WebhookStatus::Enabled) {
         sets.push("failing_since = NULL".into());
@@ -195,13 +209,13 @@ pub fn update_sql(account_id: i64, id: i64, input: &WebhookInput, now: i64) -> S
 
 pub async fn update(
     db: &Db,
-    account_id: i64,
+    owner: Owner,
     id: i64,
     input: &WebhookInput,
     now: i64,
 ) -> Result<Option<Webhook>> {
     Ok(first_decoded(
-        select(db, update_sql(account_id, id, input, now)).await?,
+        select(db, update_sql(owner, id, input, now)).await?,
     ))
 }
 
@@ -300,32 +314,66 @@ pub async fn deliveries(
 pub enum Redelivery {
     Scheduled(Delivery),
     NoWebhook,
+    /// No such event of the account, or none the token may read.
     NoEvent,
+    /// The webhook's `events` do not match the event's type.
+    NotSubscribed(String),
     Disabled,
+    /// [`REDELIVER_LIMIT`] redeliveries in the window already; the oldest was made then.
+    Limited {
+        oldest: i64,
+    },
 }
 
-/// The webhook's status, whether the event is the account's, then a new pending attempt
-/// numbered after the pair's last one.
-pub fn redeliver_sql(account_id: i64, webhook_id: i64, event_id: &str, now: i64) -> Vec<Stmt> {
+/// The webhook, the event (if the token may read its type), the redeliveries of the pair
+/// in the window, then a new pending attempt numbered after the pair's last one, written
+/// only when the webhook is enabled and subscribed to the event's type, the token may read
+/// it, and the window has room.
+pub fn redeliver_sql(
+    account_id: i64,
+    webhook_id: i64,
+    event_id: &str,
+    readable: &[EventType],
+    now: i64,
+) -> Vec<Stmt> {
+    let readable: Vec<&str> = readable.iter().map(|t| t.as_str()).collect();
+    let readable = serde_json::to_string(&readable).unwrap_or_else(|_| "[]".into());
+    let window_start = now - REDELIVER_WINDOW_MS;
     vec![
         Stmt::new(
-            "SELECT status FROM webhooks WHERE id = ?1 AND account_id = ?2",
+            "SELECT status, events FROM webhooks WHERE id = ?1 AND account_id = ?2",
             vec![webhook_id.into(), account_id.into()],
         ),
         Stmt::new(
-            "SELECT COUNT(*) AS n FROM events WHERE id = ?1 AND account_id = ?2",
-            vec![event_id.into(), account_id.into()],
+            "SELECT type FROM events WHERE id = ?1 AND account_id = ?2 \
+               AND type IN (SELECT value FROM json_each(?3))",
+            vec![event_id.into(), account_id.into(), readable.as_str().into()],
+        ),
+        Stmt::new(
+            "SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM deliveries \
+             WHERE webhook_id = ?1 AND event_id = ?2 AND account_id = ?3 AND redelivery = 1 \
+               AND created_at > ?4",
+            vec![
+                webhook_id.into(),
+                event_id.into(),
+                account_id.into(),
+                window_start.into(),
+            ],
         ),
         Stmt::new(
             format!(
                 "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
-                     status, due_at, created_at) \
+                     status, due_at, created_at, redelivery) \
                  SELECT ?2, w.id, e.id, e.type, \
                      COALESCE((SELECT MAX(attempt) FROM deliveries \
                                WHERE webhook_id = ?1 AND event_id = ?3), 0) + 1, \
-                     'pending', ?4, ?4 \
+                     'pending', ?4, ?4, 1 \
                  FROM webhooks w JOIN events e ON e.id = ?3 AND e.account_id = ?2 \
                  WHERE w.id = ?1 AND w.account_id = ?2 AND w.status = 'enabled' \
+                   AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', e.type)) \
+                   AND e.type IN (SELECT value FROM json_each(?5)) \
+                   AND (SELECT COUNT(*) FROM deliveries WHERE webhook_id = ?1 AND event_id = ?3 \
+                        AND account_id = ?2 AND redelivery = 1 AND created_at > ?6) < ?7 \
                  RETURNING {}",
                 delivery_columns()
             ),
@@ -334,34 +382,63 @@ pub fn redeliver_sql(account_id: i64, webhook_id: i64, event_id: &str, now: i64)
                 account_id.into(),
                 event_id.into(),
                 now.into(),
+                readable.into(),
+                window_start.into(),
+                REDELIVER_LIMIT.into(),
             ],
         ),
     ]
 }
 
-struct StatusRow {
+struct HookRow {
     status: String,
+    events: String,
 }
-impl_row!(StatusRow { status });
+impl_row!(HookRow { status, events });
+
+struct TypeRow {
+    kind: String,
+}
+impl_row!(TypeRow { kind as "type" });
+
+struct Window {
+    n: i64,
+    oldest: Option<i64>,
+}
+impl_row!(Window { n, oldest });
 
 pub async fn redeliver(
     db: &Db,
     account_id: i64,
     webhook_id: i64,
     event_id: &str,
+    readable: &[EventType],
     now: i64,
 ) -> Result<Redelivery> {
-    let results = batch(db, redeliver_sql(account_id, webhook_id, event_id, now)).await?;
-    let Some(hook) = rows_of::<StatusRow>(&results, 0)?.into_iter().next() else {
+    let stmts = redeliver_sql(account_id, webhook_id, event_id, readable, now);
+    let results = batch(db, stmts).await?;
+    if let Some(d) = rows_of::<Delivery>(&results, 3)?.into_iter().next() {
+        return Ok(Redelivery::Scheduled(d));
+    }
+    let Some(hook) = rows_of::<HookRow>(&results, 0)?.into_iter().next() else {
         return Ok(Redelivery::NoWebhook);
     };
-    if rows_of::<Count>(&results, 1)?.first().map_or(0, |c| c.n) == 0 {
+    let Some(event) = rows_of::<TypeRow>(&results, 1)?.into_iter().next() else {
         return Ok(Redelivery::NoEvent);
+    };
+    let subscribed = EventType::parse(&event.kind)
+        .is_some_and(|t| EventFilter::parse_stored(&hook.events).matches(t));
+    if !subscribed {
+        return Ok(Redelivery::NotSubscribed(event.kind));
     }
-    Ok(match rows_of::<Delivery>(&results, 2)?.into_iter().next() {
-        Some(d) => Redelivery::Scheduled(d),
-        None if hook.status != WebhookStatus::Enabled.as_str() => Redelivery::Disabled,
-        None => Redelivery::NoWebhook,
+    if hook.status != WebhookStatus::Enabled.as_str() {
+        return Ok(Redelivery::Disabled);
+    }
+    let window = rows_of::<Window>(&results, 2)?.into_iter().next();
+    Ok(Redelivery::Limited {
+        oldest: window
+            .and_then(|w| w.oldest.filter(|_| w.n > 0))
+            .unwrap_or(now),
     })
 }
 
@@ -394,6 +471,9 @@ pub struct Target {
     pub status: String,
     pub origin: String,
     pub failing_since: Option<i64>,
+    /// 1 when the token answerable for the webhook has been revoked (revoking disables the
+    /// webhook too; this catches a change that raced the revocation).
+    pub token_revoked: i64,
 }
 impl_row!(Target {
     url,
@@ -402,7 +482,8 @@ impl_row!(Target {
     previous_until,
     status,
     origin,
-    failing_since
+    failing_since,
+    token_revoked,
 });
 
 /// Everything one attempt needs, read in the transaction that claims it.
@@ -437,7 +518,13 @@ pub fn claim_sql(delivery_id: i64, now: i64, claim_ms: i64) -> Vec<Stmt> {
             ),
             vec![delivery_id.into(), now.into(), (now - claim_ms).into()],
         ),
-        of("webhook_id", "webhooks", columns_of::<Target>("")),
+        Stmt::new(
+            "SELECT url, secret, previous_secret, previous_until, status, origin, \
+                 failing_since, EXISTS (SELECT 1 FROM tokens t \
+                     WHERE t.id = w.token_id AND t.revoked_at IS NOT NULL) AS token_revoked \
+             FROM webhooks w WHERE w.id = (SELECT webhook_id FROM deliveries WHERE id = ?1)",
+            vec![delivery_id.into()],
+        ),
         of("event_id", "events", columns_of::<EventRow>("")),
         of("account_id", "accounts", columns_of::<AccountRow>("")),
     ]
@@ -455,6 +542,34 @@ pub async fn claim(db: &Db, delivery_id: i64, now: i64, claim_ms: i64) -> Result
         event: rows_of::<EventRow>(&results, 2)?.into_iter().next(),
         account: rows_of::<AccountRow>(&results, 3)?.into_iter().next(),
     }))
+}
+
+/// Puts a claimed attempt back, unmade and uncounted, to be looked at again at `due`: its
+/// account has no API access. Restoring access ([`resume_sql`]) brings it forward.
+pub fn park_sql(delivery_id: i64, account_id: i64, due: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE deliveries SET parked = 1, due_at = ?3, claimed_at = NULL \
+         WHERE id = ?1 AND account_id = ?2 AND status = 'pending'",
+        vec![delivery_id.into(), account_id.into(), due.into()],
+    )
+}
+
+pub async fn park(db: &Db, delivery_id: i64, account_id: i64, due: i64) -> Result<()> {
+    run(db, park_sql(delivery_id, account_id, due)).await
+}
+
+/// The account's parked attempts, due now: its API access is back.
+pub fn resume_sql(account_id: i64, now: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE deliveries SET parked = 0, due_at = ?2 \
+         WHERE account_id = ?1 AND parked = 1 AND status = 'pending' RETURNING id",
+        vec![account_id.into(), now.into()],
+    )
+}
+
+pub async fn resume(db: &Db, account_id: i64, now: i64) -> Result<Outbox> {
+    let results = batch(db, vec![resume_sql(account_id, now)]).await?;
+    Outbox::written(&results, 0)
 }
 
 /// Records the attempt's outcome and the webhook's run of failures (disabling it when

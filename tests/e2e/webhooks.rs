@@ -811,3 +811,286 @@ fn two_hundred_events_arrive_and_their_latency_is_reported() {
         latency[99], latency[197], latency[199]
     );
 }
+
+/// The URL payloads that a WHATWG parser maps to a private or special destination
+/// (issue 29's finding 1), shared with domain/webhook.rs's unit tests.
+fn smuggled_urls() -> Vec<&'static str> {
+    include_str!("../data/smuggled-webhook-urls.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+#[test]
+fn production_rules_refuse_smuggled_hosts_on_create_and_update() {
+    // The default test server has the production rules (no WEBHOOKS_ALLOW_PRIVATE).
+    let s = crate::harness::server();
+    let t = tenant(s);
+    let (hook, _) = subscribe(&t, "https://crm.example.com/ok", json!(["*"]));
+    let urls = smuggled_urls();
+    assert!(urls.len() >= 40, "{}", urls.len());
+    for url in urls {
+        let e = t
+            .send("POST", "/webhooks", &json!({"url": url, "events": ["*"]}))
+            .assert_error(422);
+        assert!(e["errors"]["url"].is_array(), "create {url}: {e}");
+        let e = t
+            .send("PATCH", &format!("/webhooks/{hook}"), &json!({"url": url}))
+            .assert_error(422);
+        assert!(e["errors"]["url"].is_array(), "update {url}: {e}");
+    }
+    let e = t
+        .send(
+            "POST",
+            "/webhooks",
+            &json!({"url": "https://bücher.de/hook", "events": ["*"]}),
+        )
+        .assert_error(422);
+    assert!(
+        e["errors"]["url"][0].as_str().unwrap().contains("xn--"),
+        "{e}"
+    );
+    let r = t.send(
+        "POST",
+        "/webhooks",
+        &json!({"url": "https://xn--bcher-kva.de/hook", "events": ["*"]}),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let got = t.get(&format!("/webhooks/{hook}")).json();
+    assert_eq!(
+        got["data"]["url"], "https://crm.example.com/ok",
+        "unchanged"
+    );
+}
+
+/// Another token of `account`, and its id (for the operator API).
+fn tenant_token<'a>(s: &'a Server, account: i64, scopes: &[&str]) -> (Tenant<'a>, i64) {
+    let r = s.admin(
+        "POST",
+        &format!("/accounts/{account}/tokens"),
+        Some(json!({"name": "e2e", "scopes": scopes})),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let data = r.json()["data"].clone();
+    let token = data["token"].as_str().expect("token").to_string();
+    (
+        Tenant {
+            server: s,
+            account,
+            token,
+        },
+        data["id"].as_i64().expect("id"),
+    )
+}
+
+#[test]
+fn a_webhook_carries_only_events_its_token_may_read() {
+    let s = hooks_server();
+    let rx = Receiver::start(200);
+    let full = tenant(s);
+    let (hooks_only, _) = tenant_token(s, full.account, &["webhooks:write"]);
+    let (cards_only, _) = tenant_token(s, full.account, &["webhooks:write", "cards:read"]);
+
+    // Create: 403 for any type the token may not read from the feed.
+    for events in [
+        json!(["lead.created"]),
+        json!(["*"]),
+        json!(["card.created"]),
+    ] {
+        let e = hooks_only
+            .send(
+                "POST",
+                "/webhooks",
+                &json!({"url": rx.url("/x"), "events": events}),
+            )
+            .assert_error(403);
+        assert!(e["message"].as_str().unwrap().contains("may read"), "{e}");
+    }
+    for events in [
+        json!(["lead.created"]),
+        json!(["*"]),
+        json!(["lead.deleted"]),
+    ] {
+        cards_only
+            .send(
+                "POST",
+                "/webhooks",
+                &json!({"url": rx.url("/x"), "events": events}),
+            )
+            .assert_error(403);
+    }
+    let (card_hook, _) = subscribe(&cards_only, &rx.url("/cards"), json!(["card.created"]));
+    // Update: neither widening the events nor re-pointing a lead webhook.
+    cards_only
+        .send(
+            "PATCH",
+            &format!("/webhooks/{card_hook}"),
+            &json!({"events": ["card.created", "lead.created"]}),
+        )
+        .assert_error(403);
+    let (lead_hook, _) = subscribe(&full, &rx.url("/leads"), json!(["lead.created"]));
+    for body in [
+        json!({"url": rx.url("/stolen")}),
+        json!({"status": "enabled"}),
+        json!({"description": "mine now"}),
+    ] {
+        cards_only
+            .send("PATCH", &format!("/webhooks/{lead_hook}"), &body)
+            .assert_error(403);
+    }
+    let got = full.get(&format!("/webhooks/{lead_hook}")).json();
+    assert_eq!(got["data"]["url"], rx.url("/leads").as_str());
+
+    // Redeliver: only an event the webhook subscribes to and the token may read.
+    let card =
+        full.card(json!({"first_name": "Scope", "last_name": "Kept", "show_lead_form": true}));
+    assert_eq!(
+        post_lead(s, card["slug"].as_str().unwrap(), "198.51.100.77", 1).status,
+        201
+    );
+    let lead_event = rx.wait_for("/leads", 1, WAIT)[0]
+        .header("webhook-id")
+        .to_string();
+    let card_event = rx.wait_for("/cards", 1, WAIT)[0]
+        .header("webhook-id")
+        .to_string();
+    let redeliver = |t: &Tenant, hook: i64, event: &str| {
+        t.send(
+            "POST",
+            &format!("/webhooks/{hook}/events/{event}/redeliver"),
+            &json!({}),
+        )
+    };
+    redeliver(&cards_only, lead_hook, &lead_event).assert_error(404);
+    redeliver(&cards_only, card_hook, &lead_event).assert_error(404);
+    let e = redeliver(&full, card_hook, &lead_event).assert_error(422);
+    assert!(e["errors"]["event_id"].is_array(), "{e}");
+    let e = redeliver(&full, lead_hook, &card_event).assert_error(422);
+    assert!(e["errors"]["event_id"].is_array(), "{e}");
+    assert_eq!(redeliver(&full, lead_hook, &lead_event).status, 202);
+    assert_eq!(redeliver(&cards_only, card_hook, &card_event).status, 202);
+    assert_eq!(rx.wait_for("/leads", 2, WAIT).len(), 2);
+    assert_eq!(rx.wait_for("/cards", 2, WAIT).len(), 2);
+    thread::sleep(Duration::from_secs(1));
+    assert!(rx.hits_at("/stolen").is_empty() && rx.hits_at("/x").is_empty());
+}
+
+#[test]
+fn revoking_the_token_disables_its_webhooks() {
+    let s = hooks_server();
+    let rx = Receiver::start(200);
+    let keeper = tenant(s);
+    let (leaked, leaked_id) = tenant_token(s, keeper.account, &HOOK_SCOPES);
+    let (by_leaked, _) = subscribe(&leaked, &rx.url("/leaked"), json!(["card.created"]));
+    let (by_keeper, _) = subscribe(&keeper, &rx.url("/kept"), json!(["card.created"]));
+    // A change makes the changing token answerable: the keeper's webhook, edited by the
+    // leaked token, goes with it too; the keeper takes one back by editing it.
+    let (edited, _) = subscribe(&keeper, &rx.url("/edited"), json!(["card.created"]));
+    let r = leaked.send(
+        "PATCH",
+        &format!("/webhooks/{edited}"),
+        &json!({"description": "touched"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let (retaken, _) = subscribe(&leaked, &rx.url("/retaken"), json!(["card.created"]));
+    let r = keeper.send(
+        "PATCH",
+        &format!("/webhooks/{retaken}"),
+        &json!({"description": "mine"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    let r = s.admin("DELETE", &format!("/tokens/{leaked_id}"), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["webhooks_disabled"], 2, "{}", r.body);
+    leaked.get("/webhooks").assert_error(401);
+
+    keeper.card(json!({"first_name": "After", "last_name": "Revocation"}));
+    assert_eq!(rx.wait_for("/kept", 1, WAIT).len(), 1);
+    assert_eq!(rx.wait_for("/retaken", 1, WAIT).len(), 1);
+    thread::sleep(Duration::from_secs(2));
+    assert!(
+        rx.hits_at("/leaked").is_empty(),
+        "revoked token's webhook sent"
+    );
+    assert!(
+        rx.hits_at("/edited").is_empty(),
+        "revoked token's edit sent"
+    );
+    for (hook, status) in [
+        (by_leaked, "disabled"),
+        (edited, "disabled"),
+        (by_keeper, "enabled"),
+        (retaken, "enabled"),
+    ] {
+        let got = keeper.get(&format!("/webhooks/{hook}")).json();
+        assert_eq!(got["data"]["status"], status, "{hook}");
+    }
+}
+
+#[test]
+fn an_account_without_api_access_gets_no_deliveries_until_it_returns() {
+    let s = hooks_server();
+    let rx = Receiver::start(200);
+    let t = tenant(s);
+    let (hook, _) = subscribe(&t, &rx.url("/paused-plan"), json!(["lead.created"]));
+    let card = t.card(json!({"first_name": "Plan", "last_name": "Lapse", "show_lead_form": true}));
+    let slug = card["slug"].as_str().unwrap();
+    let access = |on: bool| {
+        let r = s.admin(
+            "PATCH",
+            &format!("/accounts/{}", t.account),
+            Some(json!({"features": {"api_access": on}})),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    };
+    access(false);
+    assert_eq!(post_lead(s, slug, "198.51.100.91", 1).status, 201);
+    assert_eq!(post_lead(s, slug, "198.51.100.91", 2).status, 201);
+    thread::sleep(Duration::from_secs(4));
+    assert!(
+        rx.hits_at("/paused-plan").is_empty(),
+        "delivered without API access"
+    );
+
+    access(true);
+    let hits = rx.wait_for("/paused-plan", 2, WAIT);
+    assert_eq!(hits.len(), 2, "resumed when access returned");
+    let d = deliveries_until(&t, hook, |d| {
+        d.len() == 2 && d.iter().all(|x| x["status"] == "succeeded")
+    });
+    assert!(
+        d.iter()
+            .all(|x| x["attempt"] == 1 && x["status"] == "succeeded"),
+        "waiting counted no attempt: {d:?}"
+    );
+}
+
+#[test]
+fn redelivery_is_bounded_per_event_and_webhook() {
+    let s = hooks_server();
+    let rx = Receiver::start(200);
+    let t = tenant(s);
+    let (hook, _) = subscribe(&t, &rx.url("/bounded"), json!(["card.created"]));
+    t.card(json!({"first_name": "Once", "last_name": "Enough"}));
+    let event = rx.wait_for("/bounded", 1, WAIT)[0]
+        .header("webhook-id")
+        .to_string();
+    let path = format!("/webhooks/{hook}/events/{event}/redeliver");
+    for _ in 0..5 {
+        let r = t.send("POST", &path, &json!({}));
+        assert_eq!(r.status, 202, "{}", r.body);
+    }
+    let r = t.send("POST", &path, &json!({}));
+    let e = r.assert_error(429);
+    let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((3590..=3600).contains(&retry), "{retry}");
+    assert_eq!(e["retry_after"], retry);
+    assert_eq!(rx.wait_for("/bounded", 6, WAIT).len(), 6);
+    thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        rx.hits_at("/bounded").len(),
+        6,
+        "one POST and five redeliveries"
+    );
+}
