@@ -353,7 +353,7 @@ async fn route(app: &App, req: Request) -> Response {
     let path = req.path();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
-        ["api", "v1", rest @ ..] => api_v1(app, req, rest).await,
+        ["api", "v1", rest @ ..] => edge::private(api_v1(app, req, rest).await),
         ["c", rest @ ..] => {
             app.trace.borrow_mut().route = "public";
             crate::public::handle(app, req, rest).await
