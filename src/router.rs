@@ -126,6 +126,36 @@ impl Route {
         )
     }
 
+    /// Writes whose answer holds a secret (the webhook signing secret): a kept answer is
+    /// replayed to the token that made the request only (extensions.md 3 and 4).
+    fn answers_secret(self) -> bool {
+        match self {
+            Route::CreateWebhook | Route::RotateWebhookSecret(_) => true,
+            // Exhaustive, so a new route is decided here, not forgotten.
+            Route::ListCards
+            | Route::CreateCard
+            | Route::GetCard(_)
+            | Route::UpdateCard(_)
+            | Route::DeleteCard(_)
+            | Route::ListLeads
+            | Route::GetLead(_)
+            | Route::DeleteLead(_)
+            | Route::EraseLeads
+            | Route::AnalyticsViews
+            | Route::AnalyticsClicks
+            | Route::ListEvents
+            | Route::GetEvent(_)
+            | Route::ListWebhooks
+            | Route::GetWebhook(_)
+            | Route::UpdateWebhook(_)
+            | Route::DeleteWebhook(_)
+            | Route::ListDeliveries(_)
+            | Route::Redeliver(..)
+            | Route::OpenApi
+            | Route::BadId(_) => false,
+        }
+    }
+
     /// The operation's name as openapi.json has it, for logs.
     pub fn name(self) -> &'static str {
         match self {
@@ -353,7 +383,7 @@ async fn route(app: &App, req: Request) -> Response {
     let path = req.path();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     match segments.as_slice() {
-        ["api", "v1", rest @ ..] => api_v1(app, req, rest).await,
+        ["api", "v1", rest @ ..] => edge::private(api_v1(app, req, rest).await),
         ["c", rest @ ..] => {
             app.trace.borrow_mut().route = "public";
             crate::public::handle(app, req, rest).await
@@ -581,6 +611,7 @@ async fn write(app: &App, p: &Principal, mut req: Request, route: Route) -> ApiR
                 path: req.path(),
                 key,
                 body: &body,
+                holds_secret: route.answers_secret(),
             };
             api::idempotency::once(app, p, target, run).await
         }
@@ -650,6 +681,22 @@ mod tests {
             Route::ListEvents.scopes(),
             [Scope::CardsRead, Scope::LeadsRead]
         );
+    }
+
+    #[test]
+    fn only_webhook_create_and_rotate_answer_a_secret() {
+        let secret: Vec<_> = [
+            ("POST", &["webhooks"][..]),
+            ("POST", &["webhooks", "3", "rotate-secret"]),
+            ("PATCH", &["webhooks", "3"]),
+            ("POST", &["cards"]),
+            ("POST", &["leads", "erase"]),
+            ("GET", &["webhooks", "3"]),
+        ]
+        .into_iter()
+        .map(|(m, path)| match_api(m, path).unwrap().answers_secret())
+        .collect();
+        assert_eq!(secret, [true, true, false, false, false, false]);
     }
 
     #[test]

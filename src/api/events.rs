@@ -3,7 +3,8 @@
 use serde::Serialize;
 use worker::{Request, Response};
 
-use crate::domain::event::{Cursor, EventType, EventView, FeedQuery};
+use crate::db::Start;
+use crate::domain::event::{Cursor, EventType, EventView, FeedQuery, Standing};
 use crate::domain::principal::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::query;
@@ -33,12 +34,36 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     // Without a cursor: from the oldest event still kept.
     let after = feed.after.map_or(0, |c| c.0);
     // One more than asked tells whether more follow.
-    let (state, mut found) = events::list(&*app.db()?, p.account_id, after, &types, feed.limit + 1)
-        .await?
-        .ok_or(ApiError::NotFound)?;
-    if feed.after.is_some() && after < state.events_pruned_through {
+    let (types, account, limit) = (&types, p.account_id, feed.limit + 1);
+    let list = move || async move {
+        events::list(&*app.db()?, account, after, types, limit)
+            .await?
+            .ok_or(ApiError::NotFound)
+    };
+    let (mut state, mut found) = list().await?;
+    let standing = |state: &events::FeedState| {
+        feed.after
+            .map(|c| c.standing(state.event_sequence, state.events_pruned_through))
+    };
+    if standing(&state) == Some(Standing::Ahead) {
+        // A replica behind the one that handed the cursor out sees fewer events: only the
+        // primary may call a cursor one the service never gave. Costs a round trip only
+        // here, never on a cursor within the feed.
+        app.start_reads(Start::Primary);
+        (state, found) = list().await?;
+    }
+    match standing(&state) {
+        Some(Standing::Ahead) => {
+            return Err(ApiError::validation(
+                "after",
+                "The after field must be a cursor from meta.next_cursor; this one is past \
+                 the newest event."
+                    .into(),
+            ))
+        }
         // Events after this cursor were removed unread: the client must sync afresh.
-        return Err(ApiError::Gone);
+        Some(Standing::Pruned) => return Err(ApiError::Gone),
+        Some(Standing::Within) | None => {}
     }
     let has_more = found.len() as i64 > feed.limit;
     found.truncate(feed.limit as usize);

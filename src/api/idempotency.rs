@@ -1,6 +1,8 @@
 //! Idempotent writes (extensions.md 3): the first request with a key runs and its response
 //! is kept; a repeat gets it back byte for byte. The claim lives in D1 (see
-//! `store::idempotency`), the one place all isolates of an account agree on.
+//! `store::idempotency`), the one place all isolates of an account agree on. Kept bodies
+//! are sealed (AES-256-GCM, `store::sealed`): a webhook's signing secret in a create or
+//! rotate answer is no more readable in a copy of the database than the secret itself.
 
 use std::future::Future;
 
@@ -8,12 +10,13 @@ use serde_json::{Map, Value};
 use worker::{Headers, Response};
 
 use crate::domain::idempotency::{
-    digest, keeps, parse_key, KeptResponse, Repeat, ABANDONED_MS, HEADER, KEEP_MS,
+    digest, keeps, parse_key, sealing_key, KeptResponse, Repeat, ABANDONED_MS, HEADER, KEEP_MS,
 };
 use crate::domain::principal::Principal;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::App;
 use crate::store::idempotency::{self as kept, Claim};
+use crate::store::sealed;
 
 /// The request a key is used for.
 pub struct Target<'a> {
@@ -21,6 +24,8 @@ pub struct Target<'a> {
     pub path: String,
     pub key: String,
     pub body: &'a Map<String, Value>,
+    /// The route answers with a secret: its kept answer is replayed to the same token only.
+    pub holds_secret: bool,
 }
 
 fn replay(r: KeptResponse) -> Response {
@@ -41,7 +46,8 @@ pub async fn once(
     write: impl Future<Output = ApiResult<Response>>,
 ) -> ApiResult<Response> {
     let key = parse_key(&target.key)?;
-    let digest = digest(app.token_pepper().as_bytes(), target.body);
+    let pepper = app.token_pepper();
+    let digest = digest(pepper.as_bytes(), target.body);
     let db = app.db()?;
     let now = app.now_ms;
     let claim = Claim {
@@ -50,6 +56,8 @@ pub async fn once(
         method: &target.method,
         path: &target.path,
         digest: &digest,
+        token_id: p.token_id,
+        holds_secret: target.holds_secret,
         now,
         expired_before: now - KEEP_MS,
         abandoned_before: now - ABANDONED_MS,
@@ -57,11 +65,26 @@ pub async fn once(
     let claimed = kept::claim(&db, &claim).await?;
     if !claimed {
         let found = kept::find(&db, p.account_id, key).await?;
-        return match found.map(|k| k.repeat(&target.method, &target.path, &digest)) {
-            Some(Repeat::Replay(r)) => Ok(replay(r)),
+        // Rows kept before tokens were recorded (migration 0007) are plaintext; they hold no
+        // secret (the migration removed those) and replay as they are until they expire.
+        let is_sealed = found.as_ref().is_some_and(|k| k.token_id.is_some());
+        let repeat = found.map(|k| k.repeat(&target.method, &target.path, &digest, p.token_id));
+        return match repeat {
+            Some(Repeat::Replay(mut r)) => {
+                if is_sealed {
+                    r.body = sealed::open(&sealing_key(&pepper), &r.body).await?;
+                }
+                Ok(replay(r))
+            }
             Some(Repeat::Mismatch) => Err(ApiError::validation(
                 HEADER,
                 "The Idempotency-Key was already used for another request.".into(),
+            )),
+            Some(Repeat::NotYours) => Err(ApiError::validation(
+                HEADER,
+                "The Idempotency-Key was used by another token for a request whose answer \
+                 holds a secret; it is replayed only to that token. Use a new key."
+                    .into(),
             )),
             // Still running, or gone since the claim failed: the client retries.
             Some(Repeat::InFlight) | None => Err(ApiError::Conflict),
@@ -82,12 +105,18 @@ pub async fn once(
         .flatten()
         .unwrap_or_else(|| "application/json".into());
     let body = resp.text().await?;
-    let response = KeptResponse {
-        status,
-        content_type,
-        body,
+    let kept_ok = match sealed::seal(&sealing_key(&pepper), &body).await {
+        Ok(sealed_body) => {
+            let response = KeptResponse {
+                status,
+                content_type,
+                body: sealed_body,
+            };
+            kept::complete(&db, p.account_id, key, &response).await
+        }
+        Err(e) => Err(e),
     };
-    if let Err(e) = kept::complete(&db, p.account_id, key, &response).await {
+    if let Err(e) = kept_ok {
         // The write happened; a repeat within a minute gets 409, later it runs again.
         worker::console_error!("keeping an idempotent response failed: {e}");
     }
@@ -95,5 +124,5 @@ pub async fn once(
     Ok(Response::builder()
         .with_status(status)
         .with_headers(headers)
-        .fixed(response.body.into_bytes()))
+        .fixed(body.into_bytes()))
 }

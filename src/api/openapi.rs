@@ -33,8 +33,8 @@ pub fn document(req: &Request) -> ApiResult<Response> {
     let headers = Headers::new();
     headers.set("Content-Type", "application/json")?;
     headers.set("ETag", &etag())?;
-    // Revalidated on every use (the ETag makes that a 304): a deploy is seen at once.
-    headers.set("Cache-Control", "public, max-age=0, must-revalidate")?;
+    // `Cache-Control: private, no-cache` is set by the router on every /api/v1 answer:
+    // revalidated on every use (the ETag makes that a 304), so a deploy is seen at once.
     let with_body = req.inner().method() != "HEAD";
     Ok(Response::from(openapi_response(&headers.0, with_body)))
 }

@@ -96,6 +96,33 @@ impl Cursor {
     }
 }
 
+/// Where a cursor stands against the account's feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// At or after the last event pruned and at or before the newest: listed from.
+    Within,
+    /// Before events that were pruned unread: 410, the client syncs afresh.
+    Pruned,
+    /// Past the newest sequence the account ever gave: no cursor the service handed out
+    /// (422 on `after`).
+    Ahead,
+}
+
+impl Cursor {
+    /// Every cursor the service hands out is at most the account's `newest` sequence (a
+    /// listed event's, the sent cursor again, or "now"), and sequences never go back;
+    /// pruning only raises `pruned_through`, so those cursors stay within or become pruned.
+    pub fn standing(self, newest: i64, pruned_through: i64) -> Standing {
+        if self.0 > newest {
+            Standing::Ahead
+        } else if self.0 < pruned_through {
+            Standing::Pruned
+        } else {
+            Standing::Within
+        }
+    }
+}
+
 pub const DEFAULT_LIMIT: i64 = 50;
 pub const MAX_LIMIT: i64 = 100;
 
@@ -284,6 +311,21 @@ mod tests {
         for bad in ["", "cur_", "cur_xyz", "12", "cur_-1", "cur_fffffffffffffff"] {
             assert_eq!(Cursor::decode(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn cursors_stand_within_before_or_past_the_feed() {
+        // An empty account's "now" cursor, and the newest event's.
+        assert_eq!(Cursor(0).standing(0, 0), Standing::Within);
+        assert_eq!(Cursor(7).standing(7, 0), Standing::Within);
+        // Events pruned through 5: a cursor at 5 missed nothing, one at 4 did.
+        assert_eq!(Cursor(5).standing(7, 5), Standing::Within);
+        assert_eq!(Cursor(4).standing(7, 5), Standing::Pruned);
+        // Everything pruned: the newest cursor still lists (nothing) from there.
+        assert_eq!(Cursor(7).standing(7, 7), Standing::Within);
+        assert_eq!(Cursor(8).standing(7, 7), Standing::Ahead);
+        assert_eq!(Cursor(1).standing(0, 0), Standing::Ahead);
+        assert_eq!(Cursor(0x999_9999).standing(40, 0), Standing::Ahead);
     }
 
     #[test]

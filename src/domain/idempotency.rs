@@ -34,12 +34,23 @@ pub fn digest(key: &[u8], body: &Map<String, Value>) -> String {
     hex(&hmac_sha256(key, text.as_bytes()))
 }
 
+/// The key that seals kept response bodies at rest, derived from `TOKEN_PEPPER` like the
+/// webhook secrets' key but under its own label, so neither key opens the other's data.
+pub fn sealing_key(pepper: &str) -> [u8; 32] {
+    hmac_sha256(pepper.as_bytes(), b"idempotent responses v1")
+}
+
 /// The first request with a key, as kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kept {
     pub method: String,
     pub path: String,
     pub digest: String,
+    /// The token that made the request; `None` for a row kept before tokens were recorded
+    /// (migration 0007), whose body is plaintext. With a token, the body is sealed.
+    pub token_id: Option<i64>,
+    /// Its answer holds a secret (decided by the route): replayed to its token only.
+    pub holds_secret: bool,
     /// `None` while that request still runs.
     pub response: Option<KeptResponse>,
 }
@@ -58,14 +69,21 @@ pub enum Repeat {
     Replay(KeptResponse),
     /// Another method, path or body under the same key: 422.
     Mismatch,
+    /// A secret-holding answer and another token (or a row that names none): 422, so a
+    /// token cannot read the secret another token was given.
+    NotYours,
     /// The first request still runs: 409.
     InFlight,
 }
 
 impl Kept {
-    pub fn repeat(&self, method: &str, path: &str, digest: &str) -> Repeat {
+    /// What a request by token `token_id` with this key gets.
+    pub fn repeat(&self, method: &str, path: &str, digest: &str, token_id: i64) -> Repeat {
         if self.method != method || self.path != path || self.digest != digest {
             return Repeat::Mismatch;
+        }
+        if self.holds_secret && self.token_id != Some(token_id) {
+            return Repeat::NotYours;
         }
         match &self.response {
             Some(r) => Repeat::Replay(r.clone()),
@@ -117,20 +135,76 @@ mod tests {
             method: "POST".into(),
             path: "/api/v1/cards".into(),
             digest: "d".into(),
+            token_id: Some(1),
+            holds_secret: false,
             response: None,
         };
-        assert_eq!(kept.repeat("POST", "/api/v1/cards", "d"), Repeat::InFlight);
+        assert_eq!(
+            kept.repeat("POST", "/api/v1/cards", "d", 1),
+            Repeat::InFlight
+        );
         kept.response = Some(response.clone());
         assert_eq!(
-            kept.repeat("POST", "/api/v1/cards", "d"),
+            kept.repeat("POST", "/api/v1/cards", "d", 1),
+            Repeat::Replay(response.clone())
+        );
+        // An answer without a secret replays to any token of the account.
+        assert_eq!(
+            kept.repeat("POST", "/api/v1/cards", "d", 2),
             Repeat::Replay(response)
         );
-        assert_eq!(kept.repeat("POST", "/api/v1/cards", "e"), Repeat::Mismatch);
-        assert_eq!(kept.repeat("PATCH", "/api/v1/cards", "d"), Repeat::Mismatch);
         assert_eq!(
-            kept.repeat("POST", "/api/v1/cards/1", "d"),
+            kept.repeat("POST", "/api/v1/cards", "e", 1),
             Repeat::Mismatch
         );
+        assert_eq!(
+            kept.repeat("PATCH", "/api/v1/cards", "d", 1),
+            Repeat::Mismatch
+        );
+        assert_eq!(
+            kept.repeat("POST", "/api/v1/cards/1", "d", 1),
+            Repeat::Mismatch
+        );
+    }
+
+    #[test]
+    fn a_secret_is_replayed_to_its_token_only() {
+        let response = KeptResponse {
+            status: 201,
+            content_type: "application/json".into(),
+            body: "sealed".into(),
+        };
+        let mut kept = Kept {
+            method: "POST".into(),
+            path: "/api/v1/webhooks".into(),
+            digest: "d".into(),
+            token_id: Some(7),
+            holds_secret: true,
+            response: Some(response.clone()),
+        };
+        let again = |k: &Kept, token| k.repeat("POST", "/api/v1/webhooks", "d", token);
+        assert_eq!(again(&kept, 7), Repeat::Replay(response));
+        assert_eq!(again(&kept, 8), Repeat::NotYours);
+        // Another body is a mismatch whoever sends it.
+        assert_eq!(
+            kept.repeat("POST", "/api/v1/webhooks", "e", 8),
+            Repeat::Mismatch
+        );
+        // Still running: another token learns it will never get this answer.
+        kept.response = None;
+        assert_eq!(again(&kept, 7), Repeat::InFlight);
+        assert_eq!(again(&kept, 8), Repeat::NotYours);
+        // Kept before tokens were recorded: no token can show it made the request.
+        kept.token_id = None;
+        assert_eq!(again(&kept, 7), Repeat::NotYours);
+    }
+
+    #[test]
+    fn the_sealing_key_is_its_own() {
+        let key = sealing_key("pepper");
+        assert_eq!(key, sealing_key("pepper"));
+        assert_ne!(key, sealing_key("other pepper"));
+        assert_ne!(key, super::super::webhook::sealing_key("pepper"));
     }
 
     #[test]

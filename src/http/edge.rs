@@ -1,5 +1,6 @@
 //! What every `/api/v1` answer carries for browsers, caches and operators
-//! (extensions.md 6): CORS, strong ETags with 304s, and the request id in error bodies.
+//! (extensions.md 6): CORS, strong ETags with 304s, `Cache-Control`, and the request id in
+//! error bodies.
 
 use worker::{Headers, Response};
 
@@ -29,6 +30,16 @@ pub fn cors(mut resp: Response) -> Response {
     let h = resp.headers_mut();
     let _ = h.set("Access-Control-Allow-Origin", "*");
     let _ = h.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
+    resp
+}
+
+/// Every `/api/v1` answer (errors, 304s and preflights included) is for its token alone
+/// and may hold personal data: no shared cache may keep it, and a browser keeps it only
+/// to revalidate with its `ETag` (`no-cache` still allows the 304s of [`conditional`]).
+/// openapi.json gets it too: it is public, but one rule for the whole surface is simpler
+/// to trust than a list of exceptions, and its ETag makes revalidation cheap.
+pub fn private(mut resp: Response) -> Response {
+    let _ = resp.headers_mut().set("Cache-Control", "private, no-cache");
     resp
 }
 

@@ -16,6 +16,10 @@ pub struct Claim<'a> {
     pub method: &'a str,
     pub path: &'a str,
     pub digest: &'a str,
+    /// The token making the request.
+    pub token_id: i64,
+    /// Whether the route answers with a secret (replayed to this token only).
+    pub holds_secret: bool,
     pub now: i64,
     /// Kept responses older than this have expired.
     pub expired_before: i64,
@@ -27,10 +31,12 @@ pub struct Claim<'a> {
 /// abandoned. A row comes back only to the request that took it.
 pub fn claim_sql(c: &Claim) -> Stmt {
     Stmt::new(
-        "INSERT INTO idempotency_keys (account_id, key, method, path, digest, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+        "INSERT INTO idempotency_keys (account_id, key, method, path, digest, created_at, \
+             token_id, holds_secret) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?9, ?10) \
          ON CONFLICT (account_id, key) DO UPDATE SET method = excluded.method, \
              path = excluded.path, digest = excluded.digest, created_at = excluded.created_at, \
+             token_id = excluded.token_id, holds_secret = excluded.holds_secret, \
              status = NULL, headers = NULL, body = NULL \
          WHERE idempotency_keys.created_at < ?7 \
             OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < ?8) \
@@ -44,6 +50,8 @@ pub fn claim_sql(c: &Claim) -> Stmt {
             c.now.into(),
             c.expired_before.into(),
             c.abandoned_before.into(),
+            c.token_id.into(),
+            i64::from(c.holds_secret).into(),
         ],
     )
 }
@@ -64,6 +72,8 @@ pub struct KeptRow {
     pub method: String,
     pub path: String,
     pub digest: String,
+    pub token_id: Option<i64>,
+    pub holds_secret: i64,
     pub status: Option<i64>,
     pub headers: Option<String>,
     pub body: Option<String>,
@@ -72,6 +82,8 @@ impl_row!(KeptRow {
     method,
     path,
     digest,
+    token_id,
+    holds_secret,
     status,
     headers,
     body
@@ -91,6 +103,8 @@ impl KeptRow {
             method: self.method,
             path: self.path,
             digest: self.digest,
+            token_id: self.token_id,
+            holds_secret: self.holds_secret != 0,
             response,
         }
     }
@@ -98,7 +112,8 @@ impl KeptRow {
 
 pub fn find_sql(account_id: i64, key: &str) -> Stmt {
     Stmt::new(
-        "SELECT method, path, digest, status, headers, body FROM idempotency_keys \
+        "SELECT method, path, digest, token_id, holds_secret, status, headers, body \
+         FROM idempotency_keys \
          WHERE account_id = ?1 AND key = ?2",
         vec![account_id.into(), key.into()],
     )
@@ -109,7 +124,7 @@ pub async fn find(db: &Db, account_id: i64, key: &str) -> Result<Option<Kept>> {
     Ok(row.map(KeptRow::decode))
 }
 
-/// Keeps the response of the request that holds the key.
+/// Keeps the response of the request that holds the key (its body sealed by the caller).
 pub fn complete_sql(account_id: i64, key: &str, response: &KeptResponse) -> Stmt {
     Stmt::new(
         "UPDATE idempotency_keys SET status = ?3, headers = ?4, body = ?5 \

@@ -605,18 +605,21 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
     );
 
     // Idempotency: one claim wins; a stale claim can be taken over.
-    let claim = |key: &str, at: i64| {
+    let claim_by = |key: &str, at: i64, token_id: i64, holds_secret: bool| {
         idempotency::claim_sql(&idempotency::Claim {
             account_id: acc,
             key,
             method: "POST",
             path: "/api/v1/cards",
             digest: "d",
+            token_id,
+            holds_secret,
             now: at,
             expired_before: at - 1000,
             abandoned_before: at - 100,
         })
     };
+    let claim = |key: &str, at: i64| claim_by(key, at, 1, false);
     assert_eq!(db.exec("idempotency::claim_sql", &claim("k", now)).len(), 1);
     assert!(
         db.exec("idempotency::claim_sql", &claim("k", now))
@@ -635,6 +638,7 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
     let rows = db.exec("idempotency::find_sql", &idempotency::find_sql(acc, "k"));
     let kept = one::<idempotency::KeptRow>("idempotency::find_sql", rows).decode();
     assert_eq!(kept.response, Some(response));
+    assert_eq!((kept.token_id, kept.holds_secret), (Some(1), false));
     assert!(
         db.exec("idempotency::claim_sql", &claim("k", now + 500))
             .is_empty(),
@@ -650,10 +654,20 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
         .exec("idempotency::claim_sql", &claim("k", now + 2050))
         .is_empty());
     assert_eq!(
-        db.exec("idempotency::claim_sql", &claim("k", now + 2200))
-            .len(),
+        db.exec(
+            "idempotency::claim_sql",
+            &claim_by("k", now + 2200, 2, true)
+        )
+        .len(),
         1,
         "an abandoned claim is freed"
+    );
+    let rows = db.exec("idempotency::find_sql", &idempotency::find_sql(acc, "k"));
+    let kept = one::<idempotency::KeptRow>("idempotency::find_sql", rows).decode();
+    assert_eq!(
+        (kept.token_id, kept.holds_secret, kept.response),
+        (Some(2), true, None),
+        "the new claim is its token's, with its route's secret flag and no answer yet"
     );
     db.exec(
         "idempotency::release_sql",
@@ -1205,6 +1219,60 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
 
 fn results_ids(rows: &[Value]) -> Vec<i64> {
     rows.iter().filter_map(|r| r["id"].as_i64()).collect()
+}
+
+/// Migration 0007 removes the plaintext secrets kept before it and marks their rows, so
+/// they are refused rather than replayed; other kept answers stay as they were.
+#[test]
+fn kept_secrets_from_before_0007_are_removed() {
+    let conn = Connection::open_in_memory().expect("in-memory SQLite");
+    let mut files: Vec<_> = std::fs::read_dir(root().join("migrations"))
+        .expect("migrations/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+        .collect();
+    files.sort();
+    let name = |p: &std::path::PathBuf| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let at = files
+        .iter()
+        .position(|p| name(p).as_deref() == Some("0007_idempotency_token.sql"))
+        .expect("migration 0007");
+    for file in &files[..at] {
+        let sql = std::fs::read_to_string(file).expect("read migration");
+        conn.execute_batch(&sql).expect("earlier migration");
+    }
+    conn.execute_batch(
+        "INSERT INTO accounts (name, plan, created_at) VALUES ('a', 'enterprise', 0);
+         INSERT INTO idempotency_keys (account_id, key, method, path, digest, created_at, status, headers, body) VALUES
+           (1, 'hook', 'POST', '/api/v1/webhooks', 'd', 0, 201, 'application/json',
+            '{\"data\":{\"id\":1,\"secret\":\"whsec_plain\"},\"message\":\"ok\"}'),
+           (1, 'card', 'POST', '/api/v1/cards', 'd', 0, 201, 'application/json', '{\"data\":{\"id\":2}}'),
+           (1, 'gone', 'DELETE', '/api/v1/cards/2', 'd', 0, 204, 'application/json', ''),
+           (1, 'busy', 'POST', '/api/v1/webhooks', 'd', 0, NULL, NULL, NULL);",
+    )
+    .expect("rows kept before 0007");
+    let sql = std::fs::read_to_string(&files[at]).expect("read 0007");
+    conn.execute_batch(&sql)
+        .expect("0007 applies over kept rows");
+    let mut s = conn
+        .prepare(
+            "SELECT key, holds_secret, token_id IS NULL, body FROM idempotency_keys ORDER BY key",
+        )
+        .expect("select");
+    let rows: Vec<(String, i64, bool, Option<String>)> = s
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .expect("query")
+        .map(|r| r.expect("row"))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("busy".into(), 0, true, None),
+            ("card".into(), 0, true, Some(r#"{"data":{"id":2}}"#.into())),
+            ("gone".into(), 0, true, Some(String::new())),
+            ("hook".into(), 1, true, None),
+        ]
+    );
 }
 
 #[test]

@@ -242,6 +242,64 @@ fn the_feed_pages_filters_and_respects_scopes() {
     analytics_only.get("/events").assert_error(403);
 }
 
+/// A cursor the service never handed out (past the account's newest event) is refused,
+/// not answered with an empty page that silently skips events to come; every cursor the
+/// service did hand out keeps working (finding 7 of issue 29).
+#[test]
+fn a_cursor_past_the_newest_event_is_422_and_handed_out_ones_work() {
+    let s = server();
+    let t = s.tenant(&ALL_SCOPES);
+    let ahead = |t: &Tenant, cursor: &str| {
+        let v = t.get(&format!("/events?after={cursor}")).assert_error(422);
+        assert!(v["errors"]["after"].is_array(), "{cursor}: {v}");
+    };
+    // An empty account: its "now" cursor works, again and again; one past it does not.
+    let now = events(&t, "")["meta"]["next_cursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let again = events(&t, &format!("?after={now}"));
+    assert_eq!(again["data"], json!([]));
+    assert_eq!(again["meta"]["next_cursor"], json!(now));
+    ahead(&t, "cur_1");
+    ahead(&t, "cur_9999999");
+    for i in 0..3 {
+        t.card(json!({"first_name": "Ahead", "last_name": format!("N{i}")}));
+    }
+    // Every cursor given while paging, the last one included, lists what follows it.
+    let (all, end) = drain(&t, Some(now), 1);
+    assert_eq!(all.len(), 3);
+    assert_eq!(events(&t, &format!("?after={end}"))["data"], json!([]));
+    let first = events(&t, "?limit=1")["meta"]["next_cursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        events(&t, &format!("?after={first}"))["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // A token that sees only some types gets cursors that are valid too.
+    let leads_only = Tenant {
+        server: s,
+        account: t.account,
+        token: s.token(t.account, &["leads:read"]),
+    };
+    let lead_now = events(&leads_only, "")["meta"]["next_cursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        events(&leads_only, &format!("?after={lead_now}"))["data"],
+        json!([])
+    );
+    ahead(&t, "cur_4");
+    ahead(&t, "cur_9999999");
+    ahead(&leads_only, "cur_4");
+}
+
 #[test]
 fn a_sync_loop_ends_with_an_exact_mirror() {
     let s = server();
@@ -340,6 +398,15 @@ fn events_past_retention_give_410() {
     // A cursor at the end of what was pruned still works, and so does none at all.
     assert_eq!(events(&t, &format!("?after={start}"))["data"], json!([]));
     assert_eq!(events(&t, "")["data"], json!([]));
+    // Everything pruned: the "now" cursor of the emptied feed works, one past it does not.
+    let now = events(&t, "")["meta"]["next_cursor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(now, start);
+    assert_eq!(events(&t, &format!("?after={now}"))["data"], json!([]));
+    let v = t.get("/events?after=cur_2").assert_error(422);
+    assert!(v["errors"]["after"].is_array(), "{v}");
     t.card(json!({"first_name": "New", "last_name": "One"}));
     let after = events(&t, &format!("?after={start}"));
     assert_eq!(after["data"][0]["sequence"], 2);

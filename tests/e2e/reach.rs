@@ -248,3 +248,67 @@ fn standard_rate_limit_headers_equal_the_legacy_ones() {
         );
     }
 }
+
+/// Every /api/v1 answer is for its token and may carry personal data: no shared cache
+/// keeps it, and a browser revalidates it (finding 7 of issue 29). ETags keep working.
+#[test]
+fn every_api_answer_is_private_and_revalidated() {
+    let s = server();
+    let t = s.tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "Cache", "last_name": "Control"}));
+    let id = card["id"].as_i64().unwrap();
+    let url = |path: &str| format!("{}/api/v1{path}", s.base);
+    let get_card = with(&t, "GET", &format!("/cards/{id}"), &[]);
+    let tag = get_card
+        .header("etag")
+        .expect("getCard is tagged")
+        .to_string();
+    let not_modified = with(
+        &t,
+        "GET",
+        &format!("/cards/{id}"),
+        &[("If-None-Match", &tag)],
+    );
+    assert_eq!(not_modified.status, 304);
+    assert_eq!(not_modified.header("etag"), Some(tag.as_str()));
+    let preflight = call(
+        "OPTIONS",
+        &url("/cards"),
+        None,
+        None,
+        &[
+            ("Origin", "https://app.example"),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+    );
+    let answers = [
+        ("listCards", t.get("/cards"), 200),
+        ("getCard", get_card, 200),
+        ("304", not_modified, 304),
+        ("listEvents", t.get("/events"), 200),
+        ("401", call("GET", &url("/cards"), None, None, &[]), 401),
+        (
+            "404 card",
+            t.get(&format!("/cards/{}", id + 1_000_000)),
+            404,
+        ),
+        ("404 route", t.get("/nope"), 404),
+        ("405", call("DELETE", &url("/cards"), None, None, &[]), 405),
+        ("422", t.get("/events?after=garbage"), 422),
+        ("preflight", preflight, 204),
+        (
+            "openapi",
+            s.call("GET", "/api/v1/openapi.json", None, None),
+            200,
+        ),
+    ];
+    for (name, r, status) in answers {
+        assert_eq!(r.status, status, "{name}: {}", r.body);
+        assert_eq!(
+            r.header("cache-control"),
+            Some("private, no-cache"),
+            "{name}: {:?}",
+            r.headers
+        );
+    }
+}

@@ -589,6 +589,146 @@ fn gone_disables_and_disabled_webhooks_receive_nothing() {
     assert_eq!(rx.wait_for("/paused", 1, WAIT).len(), 1);
 }
 
+/// The local D1 database files of a server (the database and its write-ahead log).
+fn d1_files(s: &Server) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![s.state.join("v3/d1")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if !name.starts_with("metadata.")
+                && (name.ends_with(".sqlite") || name.ends_with(".sqlite-wal"))
+            {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// The kept row of an idempotency key, read from a copy of the local D1 files.
+fn kept_row(s: &Server, account: i64, key: &str) -> (String, Option<i64>, i64) {
+    let copy = s.state.join(format!("kept-copy-{key}"));
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    let mut db = None;
+    for file in d1_files(s) {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let to = copy.join(if name.ends_with("-wal") {
+            "d1.sqlite-wal"
+        } else {
+            "d1.sqlite"
+        });
+        std::fs::copy(&file, &to).unwrap();
+        if !name.ends_with("-wal") {
+            assert!(db.is_none(), "one D1 database: {:?}", d1_files(s));
+            db = Some(copy.join("d1.sqlite"));
+        }
+    }
+    let conn = rusqlite::Connection::open(db.expect("the D1 database file")).unwrap();
+    conn.query_row(
+        "SELECT body, token_id, holds_secret FROM idempotency_keys \
+         WHERE account_id = ?1 AND key = ?2",
+        rusqlite::params![account, key],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .unwrap()
+}
+
+/// Finding 4 of issue 29: a kept create or rotate answer holds the signing secret; it is
+/// sealed at rest and replayed only to the token that made the request.
+#[test]
+fn a_kept_secret_is_sealed_and_replayed_to_its_token_only() {
+    let s = hooks_server();
+    let t = tenant(s);
+    let other = Tenant {
+        server: s,
+        account: t.account,
+        token: s.token(t.account, &HOOK_SCOPES),
+    };
+    let keyed = |t: &Tenant, path: &str, key: &str, body: &Value| {
+        call(
+            "POST",
+            &format!("{}/api/v1{path}", s.base),
+            Some(&t.token),
+            Some(&body.to_string()),
+            &[
+                ("Idempotency-Key", key),
+                ("Content-Type", "application/json"),
+            ],
+        )
+    };
+    let key = format!("sealed-create-{}", t.account);
+    let body = json!({"url": "https://crm.example.com/sealed", "events": ["*"]});
+    let first = keyed(&t, "/webhooks", &key, &body);
+    assert_eq!(first.status, 201, "{}", first.body);
+    let v = first.json();
+    let secret = v["data"]["secret"].as_str().unwrap().to_string();
+    let hook = v["data"]["id"].as_i64().unwrap();
+    assert!(secret.starts_with("whsec_"));
+    // The same token: the same answer, secret included.
+    let again = keyed(&t, "/webhooks", &key, &body);
+    assert_eq!((again.status, &again.body), (201, &first.body));
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    // Another token of the account: 422 on the key, and no secret.
+    let refused = keyed(&other, "/webhooks", &key, &body);
+    let e = refused.assert_error(422);
+    assert!(e["errors"]["Idempotency-Key"].is_array(), "{e}");
+    assert!(!refused.body.contains("whsec_"), "{}", refused.body);
+    assert_eq!(
+        t.get("/webhooks").json()["meta"]["total"],
+        1,
+        "created once"
+    );
+
+    // A rotation likewise.
+    let rotate_key = format!("sealed-rotate-{}", t.account);
+    let path = format!("/webhooks/{hook}/rotate-secret");
+    let rotated = keyed(&t, &path, &rotate_key, &json!({}));
+    assert_eq!(rotated.status, 200, "{}", rotated.body);
+    let new_secret = rotated.json()["data"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(new_secret, secret);
+    let replayed = keyed(&t, &path, &rotate_key, &json!({}));
+    assert_eq!((replayed.status, &replayed.body), (200, &rotated.body));
+    let refused = keyed(&other, &path, &rotate_key, &json!({}));
+    assert!(refused.assert_error(422)["errors"]["Idempotency-Key"].is_array());
+    assert!(!refused.body.contains("whsec_"), "{}", refused.body);
+
+    // An answer with no secret still replays to any token of the account.
+    let card_key = format!("shared-card-{}", t.account);
+    let card = json!({"first_name": "Shared", "last_name": "Key"});
+    let made = keyed(&t, "/cards", &card_key, &card);
+    assert_eq!(made.status, 201, "{}", made.body);
+    let by_other = keyed(&other, "/cards", &card_key, &card);
+    assert_eq!((by_other.status, &by_other.body), (201, &made.body));
+    assert_eq!(by_other.header("idempotent-replayed"), Some("true"));
+
+    // At rest: sealed rows that name their token, and neither secret anywhere in D1's files.
+    for (k, holds) in [(&key, 1), (&rotate_key, 1), (&card_key, 0)] {
+        let (kept, token, holds_secret) = kept_row(s, t.account, k);
+        assert!(kept.starts_with("gcm1:"), "{k}: {kept}");
+        assert!(!kept.contains("whsec_") && !kept.contains("Shared"), "{k}");
+        assert!(token.is_some(), "{k}");
+        assert_eq!(holds_secret, holds, "{k}");
+    }
+    for file in d1_files(s) {
+        let bytes = std::fs::read(&file).unwrap();
+        for plain in [&secret, &new_secret] {
+            assert!(
+                !bytes.windows(plain.len()).any(|w| w == plain.as_bytes()),
+                "{} holds a plaintext secret",
+                file.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn rotation_signs_with_both_secrets_and_redelivery_sends_again() {
     let s = hooks_server();
