@@ -35,14 +35,20 @@ async fn fetch(
     http::response::into_runtime(router::handle(http::params::incoming(req), env, ctx).await)
 }
 
-/// Cron triggers (wrangler.toml): every minute lead retention and the webhook sweeper;
-/// daily the upkeep (events, idempotency keys and delivery attempts past retention).
+/// Cron triggers (wrangler.toml): every minute lead retention, missing email keys and the
+/// webhook sweeper; daily the upkeep (events, idempotency keys and delivery attempts past
+/// retention).
 #[event(scheduled)]
 async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
     match upkeep::erase_expired(&env, event.schedule() as i64).await {
         Ok(0) => {}
         Ok(n) => worker::console_log!("retention: {n} lead(s) erased"),
         Err(e) => worker::console_error!("lead retention failed: {e}"),
+    }
+    match upkeep::fill_email_keys(&env).await {
+        Ok(0) => {}
+        Ok(n) => worker::console_log!("email keys: {n} lead(s) keyed"),
+        Err(e) => worker::console_error!("email keys failed: {e}"),
     }
     match delivery::sweep(&env).await {
         Ok(0) => {}

@@ -8,7 +8,7 @@ use crate::domain::idempotency::KEEP_MS;
 use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
 use crate::store::erasure::{self, LeadSet};
-use crate::store::{events, idempotency, outbox, webhooks};
+use crate::store::{events, idempotency, leads, outbox, webhooks};
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
@@ -71,4 +71,24 @@ pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
         }
     }
     Ok(erased)
+}
+
+/// Batches of missing email keys one run computes: the backlog migrations/0006 leaves
+/// (leads with a non-ASCII address) is worked off run by run, every minute.
+const KEY_BATCHES_PER_RUN: usize = 5;
+
+/// Keys leads that have no `email_key` yet (store::leads::fill_keys); the number keyed.
+/// Matching by address does not wait for this (it keys the account's leads first); this
+/// only keeps that step a no-op.
+pub async fn fill_email_keys(env: &Env) -> Result<usize> {
+    let db = Db::primary(env)?;
+    let mut keyed = 0;
+    for _ in 0..KEY_BATCHES_PER_RUN {
+        let n = leads::fill_keys(&db, None).await?;
+        keyed += n;
+        if n == 0 {
+            break;
+        }
+    }
+    Ok(keyed)
 }

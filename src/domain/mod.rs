@@ -7,6 +7,7 @@ pub mod card;
 pub mod case;
 pub mod conditional;
 pub mod design;
+pub mod email_key;
 pub mod event;
 pub mod idempotency;
 pub mod input;

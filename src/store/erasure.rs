@@ -11,12 +11,13 @@ use super::outbox::Outbox;
 use super::row::impl_row;
 use super::{batch, row_count, select, SqlValue, Stmt};
 use crate::db::Db;
+use crate::domain::email_key::email_key;
 
 /// Which of an account's leads to erase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeadSet<'a> {
     One(i64),
-    /// Every lead of this address, compared without regard to ASCII case.
+    /// Every lead of this address, in any case of any script (domain::email_key).
     Email(&'a str),
     /// Up to `limit` of the oldest leads created before `cutoff` (retention).
     Expired {
@@ -30,7 +31,7 @@ impl LeadSet<'_> {
     fn condition(self) -> (&'static str, Vec<SqlValue>) {
         match self {
             LeadSet::One(id) => ("l.id = ?2", vec![id.into()]),
-            LeadSet::Email(email) => ("l.email = ?2 COLLATE NOCASE", vec![email.into()]),
+            LeadSet::Email(email) => ("l.email_key = ?2", vec![email_key(email).into()]),
             LeadSet::Expired { cutoff, limit } => (
                 "l.id IN (SELECT id FROM leads WHERE account_id = ?1 AND created_at < ?2 \
                  ORDER BY created_at, id LIMIT +?3)",
@@ -113,6 +114,9 @@ pub async fn erase(
     set: LeadSet<'_>,
     now: i64,
 ) -> Result<(usize, Outbox)> {
+    if let LeadSet::Email(_) = set {
+        super::leads::fill_account_keys(db, account_id).await?;
+    }
     let results = batch(db, erase_sql(account_id, set, now)).await?;
     let erased = row_count(&results, 4)?;
     Ok((erased, Outbox::written(&results, 2)?))

@@ -8,8 +8,9 @@ use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
 use super::row::impl_row;
 use super::views::{joined, lead_object, JsonText};
-use super::{batch, columns_of, rows_of, Count, SqlValue, Stmt};
+use super::{batch, columns_of, rows_of, select, Count, SqlValue, Stmt};
 use crate::db::Db;
+use crate::domain::email_key::email_key;
 use crate::domain::event::EventType;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
@@ -46,8 +47,8 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
     Stmt::new(
         format!(
             "INSERT INTO leads (account_id, card_id, name, email, phone, message, source, \
-             consent_at, created_at, updated_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?8, ?8) RETURNING {}",
+             consent_at, created_at, updated_at, email_key) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?8, ?8, ?10) RETURNING {}",
             lead_columns()
         ),
         vec![
@@ -60,6 +61,7 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
             source.into(),
             now.into(),
             lead.consent.then_some(now).into(),
+            email_key(&lead.email).into(),
         ],
     )
 }
@@ -99,7 +101,7 @@ pub struct LeadFilter {
     pub card: Option<i64>,
     /// Updated at or after this instant (extensions.md 2).
     pub since: Option<i64>,
-    /// One address, any ASCII case (extensions.md 8).
+    /// One address, in any case of any script: matched on its key (domain::email_key).
     pub email: Option<String>,
 }
 
@@ -117,7 +119,7 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
         "?3 IS NULL"
     };
     let email = if filter.email.is_some() {
-        "email = ?4 COLLATE NOCASE"
+        "email_key = ?4"
     } else {
         "?4 IS NULL"
     };
@@ -126,7 +128,7 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
             account_id.into(),
             filter.card.into(),
             filter.since.into(),
-            filter.email.clone().into(),
+            filter.email.as_deref().map(email_key).into(),
         ]
     };
     let mut page_args = args();
@@ -157,6 +159,9 @@ pub async fn list(
     filter: &LeadFilter,
     page: Page,
 ) -> Result<(Vec<JsonText>, i64)> {
+    if filter.email.is_some() {
+        fill_account_keys(db, account_id).await?;
+    }
     let results = batch(db, list_sql(account_id, filter, page)).await?;
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     Ok((rows_of(&results, 1)?, total))
@@ -188,4 +193,74 @@ pub async fn get(db: &Db, account_id: i64, id: i64) -> Result<Option<(Lead, Card
     let lead = rows_of::<Lead>(&results, 0)?.into_iter().next();
     let card = rows_of::<CardSummary>(&results, 1)?.into_iter().next();
     Ok(lead.zip(card))
+}
+
+/// Leads without an `email_key`: those of migrations/0006 whose address is not pure ASCII
+/// (SQL cannot fold it) and any a worker of the previous version inserted after it.
+/// Of one account (through `leads_account_email_key`), or of any (`leads_email_key_missing`).
+pub fn missing_keys_sql(account_id: Option<i64>, limit: i64) -> Stmt {
+    match account_id {
+        Some(account_id) => Stmt::new(
+            "SELECT id, email FROM leads WHERE account_id = ?1 AND email_key IS NULL \
+             LIMIT +?2",
+            vec![account_id.into(), limit.into()],
+        ),
+        None => Stmt::new(
+            "SELECT id, email FROM leads WHERE email_key IS NULL LIMIT +?1",
+            vec![limit.into()],
+        ),
+    }
+}
+
+/// Sets a lead's key once; `updated_at` stays, as nothing a client sees changed.
+pub fn set_key_sql(id: i64, key: &str) -> Stmt {
+    Stmt::new(
+        "UPDATE leads SET email_key = ?2 WHERE id = ?1 AND email_key IS NULL",
+        vec![id.into(), key.into()],
+    )
+}
+
+/// A lead whose key is to be computed.
+#[derive(Debug, Default)]
+pub struct Unkeyed {
+    pub id: i64,
+    pub email: Option<String>,
+}
+
+impl_row!(Unkeyed { id, email });
+
+/// Keys computed per batch: one statement each, in one D1 batch.
+const KEY_BATCH: i64 = 100;
+
+/// Computes up to [`KEY_BATCH`] missing keys (of one account, or of any); how many.
+pub async fn fill_keys(db: &Db, account_id: Option<i64>) -> Result<usize> {
+    let rows: Vec<Unkeyed> = select(db, missing_keys_sql(account_id, KEY_BATCH)).await?;
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    // A lead without an address gets the empty key, which no query value has.
+    let stmts = rows
+        .iter()
+        .map(|r| set_key_sql(r.id, &email_key(r.email.as_deref().unwrap_or(""))))
+        .collect();
+    batch(db, stmts).await?;
+    Ok(rows.len())
+}
+
+/// Batches one request may spend keying an account's leads before matching by address.
+const KEY_BATCHES_PER_REQUEST: usize = 20;
+
+/// Keys every lead of the account before a match on `email_key`, so no lead is missed
+/// while the cron (upkeep::fill_email_keys) has not reached it. Once the backlog is gone
+/// this is one indexed read. A backlog beyond the bound is an error (the client retries
+/// after the cron's next runs), never a silently shorter answer.
+pub async fn fill_account_keys(db: &Db, account_id: i64) -> Result<()> {
+    for _ in 0..KEY_BATCHES_PER_REQUEST {
+        if (fill_keys(db, Some(account_id)).await? as i64) < KEY_BATCH {
+            return Ok(());
+        }
+    }
+    Err(worker::Error::RustError(format!(
+        "account {account_id}: leads still without an email key; retry"
+    )))
 }

@@ -26,6 +26,7 @@ use super::webhooks::{self, Attempt, Target, WebhookRow};
 use super::{Count, SqlValue, Stmt};
 use crate::domain::account::AccountPatch;
 use crate::domain::card::{CardInput, CardPatch};
+use crate::domain::email_key::email_key;
 use crate::domain::event::EventType;
 use crate::domain::idempotency::KeptResponse;
 use crate::domain::input::Mode;
@@ -55,22 +56,29 @@ fn root() -> &'static Path {
 impl Db {
     /// An in-memory database with every migration applied in order, as wrangler does.
     fn new() -> Db {
-        let conn = Connection::open_in_memory().expect("in-memory SQLite");
+        let mut db = Db {
+            conn: Connection::open_in_memory().expect("in-memory SQLite"),
+            ran: BTreeSet::new(),
+        };
+        db.migrate(|_| true);
+        db
+    }
+
+    /// Applies, in order, the migrations whose file names `which` accepts.
+    fn migrate(&mut self, which: impl Fn(&str) -> bool) {
         let mut files: Vec<_> = std::fs::read_dir(root().join("migrations"))
             .expect("migrations/")
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&which))
             .collect();
         files.sort();
         assert!(!files.is_empty(), "no migrations found");
         for file in files {
             let sql = std::fs::read_to_string(&file).expect("read migration");
-            conn.execute_batch(&sql)
+            self.conn
+                .execute_batch(&sql)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        }
-        Db {
-            conn,
-            ran: BTreeSet::new(),
         }
     }
 
@@ -335,6 +343,43 @@ fn every_statement_runs_against_the_migrated_schema() {
     let stored: Lead = one("leads::create_sql", rows);
     assert_eq!(stored.source.as_deref(), Some("qr"));
     assert_eq!(stored.consent_at, Some(now), "consent given at the post");
+    let umlaut = LeadInput {
+        email: "JÜRGEN@BÜCHER.example".into(),
+        ..lead.clone()
+    };
+    let rows = db.exec(
+        "leads::create_sql",
+        &leads::create_sql(acc, card.id, &umlaut, "qr", now - 1),
+    );
+    let jurgen: Lead = one("leads::create_sql", rows);
+    let rows = db.exec(
+        "check",
+        &Stmt::new(
+            "SELECT email_key FROM leads WHERE id = ?1",
+            vec![jurgen.id.into()],
+        ),
+    );
+    assert_eq!(rows, vec![json!({"email_key": "jürgen@bücher.example"})]);
+    let by_address = |db: &mut Db, email: &str| -> i64 {
+        let results = db.batch(
+            "leads::list_sql",
+            &leads::list_sql(
+                acc,
+                &LeadFilter {
+                    email: Some(email.into()),
+                    ..LeadFilter::default()
+                },
+                Page::from_query(None, None),
+            ),
+        );
+        one::<Count>("leads::list_sql", results[0].clone()).n
+    };
+    assert_eq!(
+        by_address(&mut db, "jürgen@bücher.example"),
+        1,
+        "any case of any script"
+    );
+    assert_eq!(by_address(&mut db, "jurgen@bucher.example"), 0);
     for (card_filter, email) in [(None, None), (Some(card.id), Some("GRACE@example.com"))] {
         let results = db.batch(
             "leads::list_sql",
@@ -385,6 +430,7 @@ fn every_statement_runs_against_the_migrated_schema() {
     let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
     assert!(rows.is_empty(), "a revoked token is not found");
 
+    keys_of_leads_from_before_the_key(&mut db);
     feed_and_idempotency(&mut db, acc, now);
     webhooks_and_outbox(&mut db, acc, now);
     erasure_reaches_every_copy(&mut db, acc, now);
@@ -411,6 +457,126 @@ fn every_statement_runs_against_the_migrated_schema() {
     let missing: Vec<_> = builders.difference(&db.ran).collect();
     assert!(missing.is_empty(), "statements never run here: {missing:?}");
     assert!(builders.len() >= 18, "found only {builders:?}");
+}
+
+/// migrations/0006 keys the pure-ASCII addresses of existing leads as the worker would and
+/// leaves the others to the worker, which finds them (of one account, or of any) and keys
+/// them once; listLeads?email= then finds them in any case.
+fn keys_of_leads_from_before_the_key(db: &mut Db) {
+    let mut old = Db {
+        conn: Connection::open_in_memory().expect("in-memory SQLite"),
+        ran: BTreeSet::new(),
+    };
+    old.migrate(|name| name < "0006");
+    let emails = [
+        "Grace.Hopper@Example.COM",
+        "ÄRZTE@BÜCHER.example",
+        "ΝΊΚΟΣ@example.gr",
+        "x~Y@a-b.example",
+    ];
+    old.conn
+        .execute_batch(
+            "INSERT INTO accounts (id, name, plan, created_at) VALUES (7, 'Old', 'enterprise', 1);
+             INSERT INTO cards (id, account_id, slug, title, first_name, last_name, created_at,
+                 updated_at) VALUES (70, 7, 'old', 'Old', 'O', 'Ld', 1, 1);",
+        )
+        .expect("account and card");
+    for email in emails.iter().map(|e| Some(*e)).chain([None]) {
+        old.conn
+            .execute(
+                "INSERT INTO leads (account_id, card_id, email, created_at, updated_at) \
+                 VALUES (7, 70, ?1, 1, 1)",
+                [email],
+            )
+            .expect("lead");
+    }
+    old.migrate(|name| name >= "0006");
+    let keys = |db: &mut Db| -> Vec<Value> {
+        db.exec(
+            "check",
+            &Stmt::new("SELECT email_key FROM leads ORDER BY id", vec![]),
+        )
+        .into_iter()
+        .map(|r| r["email_key"].clone())
+        .collect()
+    };
+    assert_eq!(
+        keys(&mut old),
+        vec![
+            json!(email_key(emails[0])),
+            Value::Null,
+            Value::Null,
+            json!(email_key(emails[3])),
+            Value::Null,
+        ],
+        "ASCII keyed as the worker keys it, the rest left to the worker"
+    );
+    let rows = old.exec(
+        "leads::missing_keys_sql",
+        &leads::missing_keys_sql(Some(7), 100),
+    );
+    assert_eq!(
+        decode::<leads::Unkeyed>("leads::missing_keys_sql", rows).len(),
+        3
+    );
+    assert!(old
+        .exec(
+            "leads::missing_keys_sql",
+            &leads::missing_keys_sql(Some(8), 100)
+        )
+        .is_empty());
+    let rows = old.exec("leads::missing_keys_sql", &leads::missing_keys_sql(None, 2));
+    let unkeyed = decode::<leads::Unkeyed>("leads::missing_keys_sql", rows);
+    assert_eq!(unkeyed.len(), 2, "the limit holds");
+    let rows = old.exec(
+        "leads::missing_keys_sql",
+        &leads::missing_keys_sql(None, 100),
+    );
+    for row in decode::<leads::Unkeyed>("leads::missing_keys_sql", rows) {
+        let key = email_key(row.email.as_deref().unwrap_or(""));
+        old.exec("leads::set_key_sql", &leads::set_key_sql(row.id, &key));
+    }
+    assert_eq!(
+        keys(&mut old),
+        vec![
+            json!(email_key(emails[0])),
+            json!("ärzte@bücher.example"),
+            json!("νίκοσ@example.gr"),
+            json!(email_key(emails[3])),
+            json!(""),
+        ]
+    );
+    assert!(old
+        .exec(
+            "leads::missing_keys_sql",
+            &leads::missing_keys_sql(None, 100)
+        )
+        .is_empty());
+    // A key once set stays (a second worker keying the same lead changes nothing).
+    let rows = old.exec("check", &Stmt::new("SELECT changes() AS n", vec![]));
+    assert_eq!(rows[0]["n"], 1);
+    old.exec("leads::set_key_sql", &leads::set_key_sql(2, "other"));
+    let rows = old.exec("check", &Stmt::new("SELECT changes() AS n", vec![]));
+    assert_eq!(rows[0]["n"], 0);
+    for (email, n) in [("ärzte@bücher.example", 1), ("grace.hopper@example.com", 1)] {
+        let results = old.batch(
+            "leads::list_sql",
+            &leads::list_sql(
+                7,
+                &LeadFilter {
+                    email: Some(email.into()),
+                    ..LeadFilter::default()
+                },
+                Page::from_query(None, None),
+            ),
+        );
+        assert_eq!(
+            one::<Count>("leads::list_sql", results[0].clone()).n,
+            n,
+            "{email}"
+        );
+    }
+    db.ran.extend(old.ran);
 }
 
 /// Deleting an account leaves none of its rows in any table, with foreign keys enforced
@@ -1078,6 +1244,7 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
     let one_lead = post("one@example.com", now, 1);
     let twin_a = post("twin@example.com", now, 2);
     let twin_b = post("TWIN@Example.com", now, 3);
+    let umlaut = post("ÄRZTE@Bücher.example", now, 6);
     let old = post("old@example.com", now - 10 * 86_400_000, 4);
     let kept = post("kept@example.com", now, 5);
     let snapshot = |db: &mut Db, lead: i64| -> Value {
@@ -1154,6 +1321,14 @@ fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
     );
     assert!(other[4].is_empty());
 
+    // By address, any case of any script.
+    let results = db.batch(
+        "erasure::erase_sql",
+        &erasure::erase_sql(acc, LeadSet::Email("ärzte@BÜCHER.example"), now),
+    );
+    assert_eq!(results_ids(&results[4]), vec![umlaut]);
+    assert_eq!(sequence(db), before + 2);
+    let before = before + 1;
     // By address, any case: both twins, consecutive sequences.
     let results = db.batch(
         "erasure::erase_sql",
@@ -1309,6 +1484,9 @@ fn lists_range_over_their_indexes() {
         ),
         erasure::erase_sql(1, LeadSet::One(3), 5),
         erasure::erase_sql(1, LeadSet::Email("a@b.example"), 5),
+        vec![leads::missing_keys_sql(Some(1), 100)],
+        vec![leads::missing_keys_sql(None, 100)],
+        vec![leads::set_key_sql(1, "a@b.example")],
         erasure::erase_sql(
             1,
             LeadSet::Expired {

@@ -142,6 +142,34 @@ impl Server {
         Server::launch(name, self.state.clone(), vars)
     }
 
+    /// Runs SQL on this server's local D1 with wrangler, as an operator would: only while
+    /// the server is stopped (it and wrangler would share the database files). The rows
+    /// of the last statement.
+    pub fn d1(&self, sql: &str) -> Vec<Value> {
+        let out = Command::new(root().join("node_modules/.bin/wrangler"))
+            .current_dir(root())
+            .args(["d1", "execute", "DB", "--local", "--json", "--config"])
+            .arg(self.state.join("wrangler.toml"))
+            .arg("--persist-to")
+            .arg(&self.state)
+            .args(["--command", sql])
+            .env("CI", "true")
+            .output()
+            .expect("run wrangler d1 execute");
+        assert!(
+            out.status.success(),
+            "d1 execute failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).expect("wrangler's JSON");
+        v.as_array()
+            .and_then(|all| all.last())
+            .and_then(|r| r["results"].as_array())
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Stops `wrangler dev` (its whole process group) and waits until the port is closed.
     pub fn stop(&self) {
         let pgid = std::fs::read_to_string(self.state.join("wrangler.pid")).unwrap_or_default();

@@ -295,6 +295,174 @@ fn erase_by_address_takes_every_lead_of_it_in_any_case() {
     );
 }
 
+/// `email` of a query string: UTF-8 percent-encoded, as a browser sends it.
+fn query_email(email: &str) -> String {
+    let mut q = String::from("?email=");
+    for b in email.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            q.push(b as char);
+        } else {
+            q.push_str(&format!("%{b:02X}"));
+        }
+    }
+    q
+}
+
+/// The addresses of a list's leads, as stored.
+fn emails(list: &Value) -> Vec<String> {
+    let mut emails: Vec<String> = list["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter_map(|l| l["email"].as_str().map(String::from))
+        .collect();
+    emails.sort_unstable();
+    emails
+}
+
+/// Issue 29: an address in another case of another script than A-Z is the same address.
+#[test]
+fn find_and_erase_fold_case_in_every_script() {
+    let s = hooks_server();
+    let t = s.tenant(&SCOPES);
+    let card = card_with_form(&t);
+    let slug = card["slug"].as_str().unwrap();
+    let person = |name, email| Person {
+        name,
+        email,
+        phone: "+49 30 1234",
+        message: "bitte zurückrufen",
+    };
+    let [arzte_umlaut, jurgen, nikos, arzte] = [
+        "ÄRZTE@Bücher.example",
+        "jürgen@BÜCHER.example",
+        "ΝΊΚΟΣ@example.gr",
+        // Another address: A-Z without the umlaut is not the same.
+        "arzte@bucher.example",
+    ];
+    for (i, email) in [arzte_umlaut, jurgen, nikos, arzte].into_iter().enumerate() {
+        let r = post_person(
+            s,
+            slug,
+            &format!("198.51.100.{}", 70 + i),
+            &person("Ärztin", email),
+            json!({}),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    for (query, expect) in [
+        ("ärzte@bücher.example", vec![arzte_umlaut]),
+        ("ÄRZTE@BÜCHER.EXAMPLE", vec![arzte_umlaut]),
+        ("jürgen@bücher.example", vec![jurgen]),
+        ("JÜRGEN@bücher.EXAMPLE", vec![jurgen]),
+        ("νίκοσ@example.gr", vec![nikos]),
+        ("arzte@BUCHER.example", vec![arzte]),
+        ("jurgen@bucher.example", vec![]),
+    ] {
+        let found = leads_of(&t, &query_email(query));
+        assert_eq!(emails(&found), expect, "{query}: {found}");
+        assert_eq!(found["meta"]["total"], expect.len(), "{query}");
+    }
+
+    let r = t.send(
+        "POST",
+        "/leads/erase",
+        &json!({"email": "ärzte@bücher.example"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["data"]["erased"], 1, "{}", r.body);
+    let r = t.send(
+        "POST",
+        "/leads/erase",
+        &json!({"email": "ärzte@bücher.example"}),
+    );
+    assert_eq!(r.json()["data"]["erased"], 0, "nothing left");
+    let r = t.send(
+        "POST",
+        "/leads/erase",
+        &json!({"email": "JÜRGEN@bücher.example"}),
+    );
+    assert_eq!(r.json()["data"]["erased"], 1, "{}", r.body);
+    assert_eq!(
+        emails(&leads_of(&t, "")),
+        vec![arzte, nikos],
+        "the others stay"
+    );
+}
+
+/// Leads stored before their key existed (migrations/0006 keys only ASCII addresses; a
+/// worker of the previous version inserts none) are keyed before a match on their
+/// account, by an erasure as by a list, and the every-minute cron keys the rest.
+#[test]
+fn leads_without_a_key_are_keyed_before_a_match_and_by_the_cron() {
+    let s = Server::start("email-keys", &[("ADMIN_TOKEN", ADMIN_TOKEN)]);
+    // Two accounts: keying is per account, so each path keys its own.
+    let mut tenants = Vec::new();
+    for (n, addresses) in [
+        vec!["ÄRZTE@Bücher.example", "Ada@Example.com"],
+        vec!["Σοφία@Example.gr"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let t = s.tenant(&SCOPES);
+        let card = card_with_form(&t);
+        let slug = card["slug"].as_str().unwrap();
+        for (i, email) in addresses.into_iter().enumerate() {
+            let who = Person {
+                name: "Old Lead",
+                email,
+                phone: "+1 555 0199",
+                message: "from before the key",
+            };
+            let ip = format!("198.51.100.{}", 80 + 10 * n + i);
+            let r = post_person(&s, slug, &ip, &who, json!({}));
+            assert_eq!(r.status, 201, "{}", r.body);
+        }
+        tenants.push((t.account, t.token.clone()));
+    }
+    let unkey = "UPDATE leads SET email_key = NULL";
+    let unkeyed = "SELECT COUNT(*) AS n FROM leads WHERE email_key IS NULL";
+
+    s.stop();
+    s.d1(unkey);
+    assert_eq!(s.d1(unkeyed), vec![json!({"n": 3})]);
+    let s = s.restart("email-keys-2");
+    let [a, b] = [0, 1].map(|i| Tenant {
+        server: &s,
+        account: tenants[i].0,
+        token: tenants[i].1.clone(),
+    });
+    let r = a.send("POST", "/leads/erase", &json!({"email": "ADA@example.com"}));
+    assert_eq!(r.json()["data"]["erased"], 1, "{}", r.body);
+    let found = leads_of(&a, &query_email("ärzte@BÜCHER.example"));
+    assert_eq!(emails(&found), ["ÄRZTE@Bücher.example"], "{found}");
+    let found = leads_of(&b, &query_email("ΣΟΦΊΑ@example.GR"));
+    assert_eq!(emails(&found), ["Σοφία@Example.gr"], "{found}");
+
+    s.stop();
+    s.d1(unkey);
+    assert_eq!(s.d1(unkeyed), vec![json!({"n": 2})]);
+    let s = s.restart("email-keys-3");
+    let r = call(
+        "GET",
+        &format!("{}/__scheduled?cron=*+*+*+*+*", s.base),
+        None,
+        None,
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.stop();
+    assert_eq!(s.d1(unkeyed), vec![json!({"n": 0})], "the cron keyed them");
+    assert_eq!(
+        s.d1("SELECT email_key FROM leads ORDER BY id"),
+        vec![
+            json!({"email_key": "ärzte@bücher.example"}),
+            json!({"email_key": "σοφία@example.gr"}),
+        ]
+    );
+}
+
 /// A retention day of two seconds (the test-only `RETENTION_DAY_MS`), so a lead expires
 /// while the test waits.
 fn retention_server() -> &'static Server {
