@@ -5,6 +5,8 @@
 //! documents, object answers); no business rules.
 
 use js_sys::Uint8Array;
+
+use crate::domain::email_key::Form;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
@@ -67,4 +69,23 @@ pub fn promise_jobs_for_futures() {
     }
     js_sys::futures::spawn_local(async {});
     let _ = js_sys::Reflect::set(&global, &key, &saved);
+}
+
+/// `text` in the normal form `form`: the runtime's `String.prototype.normalize` (ICU's
+/// tables, already in every runtime) in the worker, where a Rust copy of the tables would
+/// add ~67 KB of gzipped wasm; the `unicode-normalization` crate in native builds (tests,
+/// tools). The e2e tests run the worker's on decomposed and full-width addresses.
+#[cfg(target_arch = "wasm32")]
+pub fn normalize(text: &str, form: Form) -> String {
+    js_sys::JsString::from(text).normalize(form.name()).into()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn normalize(text: &str, form: Form) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    match form {
+        Form::Nfd => text.nfd().collect(),
+        Form::Nfkd => text.nfkd().collect(),
+        Form::Nfc => text.nfc().collect(),
+    }
 }

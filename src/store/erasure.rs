@@ -12,6 +12,7 @@ use super::row::impl_row;
 use super::{batch, row_count, select, SqlValue, Stmt};
 use crate::db::Db;
 use crate::domain::email_key::email_key;
+use crate::js::normalize;
 
 /// Which of an account's leads to erase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +32,7 @@ impl LeadSet<'_> {
     fn condition(self) -> (&'static str, Vec<SqlValue>) {
         match self {
             LeadSet::One(id) => ("l.id = ?2", vec![id.into()]),
-            LeadSet::Email(email) => ("l.email_key = ?2", vec![email_key(email).into()]),
+            LeadSet::Email(email) => ("l.email_key = ?2", vec![email_key(email, normalize).into()]),
             LeadSet::Expired { cutoff, limit } => (
                 "l.id IN (SELECT id FROM leads WHERE account_id = ?1 AND created_at < ?2 \
                  ORDER BY created_at, id LIMIT +?3)",

@@ -14,6 +14,7 @@ use crate::domain::email_key::email_key;
 use crate::domain::event::EventType;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
+use crate::js::normalize;
 
 // Lead rows decode into the domain's types directly: their fields are the columns.
 impl_row!(Lead {
@@ -61,7 +62,7 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
             source.into(),
             now.into(),
             lead.consent.then_some(now).into(),
-            email_key(&lead.email).into(),
+            email_key(&lead.email, normalize).into(),
         ],
     )
 }
@@ -128,7 +129,11 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
             account_id.into(),
             filter.card.into(),
             filter.since.into(),
-            filter.email.as_deref().map(email_key).into(),
+            filter
+                .email
+                .as_deref()
+                .map(|e| email_key(e, normalize))
+                .into(),
         ]
     };
     let mut page_args = args();
@@ -241,7 +246,12 @@ pub async fn fill_keys(db: &Db, account_id: Option<i64>) -> Result<usize> {
     // A lead without an address gets the empty key, which no query value has.
     let stmts = rows
         .iter()
-        .map(|r| set_key_sql(r.id, &email_key(r.email.as_deref().unwrap_or(""))))
+        .map(|r| {
+            set_key_sql(
+                r.id,
+                &email_key(r.email.as_deref().unwrap_or(""), normalize),
+            )
+        })
         .collect();
     batch(db, stmts).await?;
     Ok(rows.len())

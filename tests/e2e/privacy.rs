@@ -355,6 +355,9 @@ fn find_and_erase_fold_case_in_every_script() {
         ("ÄRZTE@BÜCHER.EXAMPLE", vec![arzte_umlaut]),
         ("jürgen@bücher.example", vec![jurgen]),
         ("JÜRGEN@bücher.EXAMPLE", vec![jurgen]),
+        // Decomposed (u + combining diaeresis) and full-width: the worker's normaliser.
+        ("ju\u{308}rgen@BU\u{308}CHER.example", vec![jurgen]),
+        ("ＪÜＲＧＥＮ@bücher.example", vec![jurgen]),
         ("νίκοσ@example.gr", vec![nikos]),
         ("arzte@BUCHER.example", vec![arzte]),
         ("jurgen@bucher.example", vec![]),
