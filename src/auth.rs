@@ -15,19 +15,14 @@ use crate::http::params::bearer;
 use crate::http::App;
 use crate::store::tokens;
 
-/// Resolves the token and counts the request against its rate limit, in one call to the
-/// token's Durable Object. If that object cannot be reached, authentication falls back to
-/// D1 and the limit fails open (logged): an outage of the limiter must not become an outage
-/// of the API, nor a way past authentication.
 /// Who is asking, whether they may, and the bookmark of the token's latest write.
+#[derive(Debug)]
 pub struct Admitted {
     pub principal: Principal,
     pub decision: Decision,
     pub bookmark: Option<String>,
     /// The token's hash: its object is told the bookmark of a write.
     pub hash: String,
-    /// How long the gate took, for `Server-Timing`.
-    pub gate_ms: f64,
 }
 
 /// The hash of the request's bearer token, if it is one this service minted: a token we
@@ -35,7 +30,7 @@ pub struct Admitted {
 pub fn token_hash(app: &App, req: &Request) -> ApiResult<String> {
     let header = req.headers().get("Authorization").ok().flatten();
     let token = bearer(header.as_deref()).ok_or(ApiError::Unauthenticated)?;
-    if !is_minted(token, &app.token_pepper()) {
+    if !is_minted(token, &app.config.token_pepper) {
         return Err(ApiError::Unauthenticated);
     }
     Ok(hash_token(token))
@@ -43,7 +38,7 @@ pub fn token_hash(app: &App, req: &Request) -> ApiResult<String> {
 
 /// What this isolate last heard from a token's object: who the token was and the bookmark
 /// of its latest write. Only ever a guess to start a read early; the gate still decides.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Hint {
     pub principal: Principal,
     pub bookmark: Option<String>,
@@ -85,12 +80,13 @@ pub fn note_write(hash: &str, bookmark: &str) {
     }
 }
 
-/// The gate call: one call to the token's object, which knows the token and counts it.
+/// The gate call: resolves the token and counts the request against its rate limit, in
+/// one call to the token's Durable Object. If that object cannot be reached,
+/// authentication falls back to D1 and the limit fails open (logged): an outage of the
+/// limiter must not become an outage of the API, nor a way past authentication.
 pub async fn admit(app: &App, hash: String, limit: u32) -> ApiResult<Admitted> {
-    let started = js_sys::Date::now();
-    let mut admitted = gate_call(app, hash, limit).await;
-    if let Ok(a) = &mut admitted {
-        a.gate_ms = js_sys::Date::now() - started;
+    let admitted = gate_call(app, hash, limit).await;
+    if let Ok(a) = &admitted {
         let hint = Hint {
             principal: a.principal.clone(),
             bookmark: a.bookmark.clone(),
@@ -111,7 +107,6 @@ async fn gate_call(app: &App, hash: String, limit: u32) -> ApiResult<Admitted> {
             decision,
             bookmark,
             hash,
-            gate_ms: 0.0,
         }),
         Ok(_) => {
             remember_hint(&hash, None);
@@ -129,7 +124,6 @@ async fn gate_call(app: &App, hash: String, limit: u32) -> ApiResult<Admitted> {
                 decision: Decision::fail_open(limit),
                 bookmark: None,
                 hash,
-                gate_ms: 0.0,
             })
         }
     }

@@ -10,12 +10,13 @@ use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{web_sys, Env, MessageBatch, MessageExt, Result};
 
+use crate::config;
 use crate::db::Db;
 use crate::domain::account::Account;
+use crate::domain::config::Config;
 use crate::domain::event::Event;
 use crate::domain::webhook::{
-    check_url, disables, sealing_key, secret_key, signature, Outcome, RetrySchedule, CLAIM_MS,
-    PARK_MS, TIMEOUT_MS,
+    check_url, disables, sealing_key, secret_key, signature, Outcome, CLAIM_MS, PARK_MS, TIMEOUT_MS,
 };
 use crate::store::accounts::AccountRow;
 use crate::store::events::EventRow;
@@ -23,59 +24,21 @@ use crate::store::outbox::{self, Outbox, DEAD_LETTERS, QUEUE};
 use crate::store::sealed;
 use crate::store::webhooks::{self, Claimed, Target};
 
-/// Per-isolate settings read from the worker's vars and secrets.
-struct Settings {
-    schedule: RetrySchedule,
-    allow_private: bool,
-    pepper: String,
-    base_url: Option<String>,
-}
-
-impl Settings {
-    fn read(env: &Env) -> Settings {
-        let var = |name: &str| {
-            env.var(name)
-                .map(|v| v.to_string())
-                .ok()
-                .filter(|v| !v.trim().is_empty())
-        };
-        let schedule = match var("WEBHOOK_RETRY_SCHEDULE") {
-            None => RetrySchedule::default_schedule(),
-            Some(s) => RetrySchedule::parse(&s).unwrap_or_else(|| {
-                worker::console_error!(
-                    "WEBHOOK_RETRY_SCHEDULE {s:?} is not a list of seconds; using the default"
-                );
-                RetrySchedule::default_schedule()
-            }),
-        };
-        Settings {
-            schedule,
-            allow_private: var("WEBHOOKS_ALLOW_PRIVATE").as_deref() == Some("true"),
-            pepper: env
-                .secret("TOKEN_PEPPER")
-                .map(|s| s.to_string())
-                .unwrap_or_default(),
-            base_url: var("PUBLIC_BASE_URL").map(|u| u.trim().trim_end_matches('/').to_string()),
-        }
-    }
-}
-
 /// Makes the attempts a batch names, concurrently. An attempt that fails for a reason of
 /// ours (D1 unavailable, say) is retried by the queue; after its retries the platform moves
 /// the message to the dead-letter queue. The handler itself never fails: workers-rs turns
 /// an error of a queue handler into a panic.
 pub async fn consume(batch: MessageBatch<JsValue>, env: &Env) {
-    let settings = Settings::read(env);
+    let config = config::get(env);
     let messages: Vec<_> = batch.raw_iter().collect();
     let runs = messages.iter().map(|m| {
         let id = m
             .body()
             .as_string()
             .and_then(|s| s.trim().parse::<i64>().ok());
-        let settings = &settings;
         async move {
             match id {
-                Some(id) => attempt(env, settings, id).await,
+                Some(id) => attempt(env, config, id).await,
                 None => {
                     worker::console_error!("webhook message is no delivery id; dropped");
                     Ok(())
@@ -122,7 +85,7 @@ async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Out
     outputs.into_iter().flatten().collect()
 }
 
-async fn attempt(env: &Env, settings: &Settings, id: i64) -> Result<()> {
+async fn attempt(env: &Env, config: &Config, id: i64) -> Result<()> {
     let db = Db::primary(env)?;
     let now = js_sys::Date::now() as i64;
     let Some(claimed) = webhooks::claim(&db, id, now, CLAIM_MS).await? else {
@@ -141,15 +104,15 @@ async fn attempt(env: &Env, settings: &Settings, id: i64) -> Result<()> {
         // until access returns (the operator API resumes it) or it is due again.
         return webhooks::park(&db, claimed.id, claimed.account_id, now + PARK_MS).await;
     }
-    let (outcome, sent) = match prepare(target.as_ref(), event, account, settings, now).await {
+    let (outcome, sent) = match prepare(target.as_ref(), event, account, config, now).await {
         Ok(request) => (post(&request).await, true),
         Err(why) => (Outcome::NoAnswer(why), false),
     };
     let failing_since = target.as_ref().and_then(|t| t.failing_since);
     let disable = sent && disables(&outcome, failing_since, now);
     let delay = match (sent, outcome.succeeded() || disable) {
-        (true, false) => settings
-            .schedule
+        (true, false) => config
+            .webhook_retry_schedule
             .next_delay(claimed.attempt, outcome.retry_after()),
         _ => None,
     };
@@ -190,7 +153,7 @@ async fn prepare(
     target: Option<&Target>,
     event: Option<EventRow>,
     account: Option<Account>,
-    settings: &Settings,
+    config: &Config,
     now: i64,
 ) -> std::result::Result<Signed, String> {
     let target = target.ok_or("the webhook was deleted")?;
@@ -202,12 +165,13 @@ async fn prepare(
     }
     let row = event.ok_or("the event is no longer retained")?;
     let account = account.ok_or("the account was deleted")?;
-    check_url(&target.url, settings.allow_private).map_err(|why| format!("url refused: {why}"))?;
+    check_url(&target.url, config.webhooks_allow_private)
+        .map_err(|why| format!("url refused: {why}"))?;
     let mut event: Event = row.decode().ok_or("the event does not decode")?;
     event.apply_features(account.overrides.effective(account.plan).0);
-    let base = settings.base_url.as_deref().unwrap_or(&target.origin);
+    let base = config.public_base_url.as_deref().unwrap_or(&target.origin);
     let body = serde_json::to_string(&event.view(base)).map_err(|e| e.to_string())?;
-    let key = sealing_key(&settings.pepper);
+    let key = sealing_key(&config.token_pepper);
     let timestamp = now / 1000;
     let mut signatures = Vec::with_capacity(2);
     let current = open_key(&key, &target.secret).await?;

@@ -1,11 +1,12 @@
 //! Digital Business Card API as a Cloudflare Worker. Layers, each importing only from
 //! those below it (checked by `tests/layers.rs`; README.md has the map):
-//! entry (`lib.rs`, `router`, `auth`) -> handlers (`api`, `public`) -> `durable` ->
+//! entry (`lib.rs`, `router/`, `auth`, `config`, `delivery`, `upkeep`) -> handlers (`api`, `public`) -> `durable` ->
 //! `store` -> `http` (plumbing) -> `db` (the request's D1 session) -> `js` (runtime values
 //! into Rust) -> `domain` (pure rules).
 
 pub mod api;
 pub mod auth;
+pub mod config;
 pub mod db;
 pub mod delivery;
 pub mod domain;

@@ -3,6 +3,7 @@
 
 use worker::{Env, Result};
 
+use crate::config;
 use crate::db::Db;
 use crate::domain::idempotency::KEEP_MS;
 use crate::domain::time::DAY_MS;
@@ -13,20 +14,13 @@ use crate::store::{events, idempotency, leads, outbox, webhooks};
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
 
-/// Days events are kept: `EVENT_RETENTION_DAYS`, 30 by default. The contract asks for at
-/// least 30; lower values exist for tests of the 410.
-fn retention_days(env: &Env) -> i64 {
-    env.var("EVENT_RETENTION_DAYS")
-        .ok()
-        .and_then(|v| v.to_string().trim().parse::<i64>().ok())
-        .filter(|d| *d >= 0)
-        .unwrap_or(30)
-}
-
 pub async fn run(env: &Env) -> Result<()> {
     let db = Db::primary(env)?;
     let now = js_sys::Date::now() as i64;
-    let removed = events::prune(&db, now - retention_days(env) * DAY_MS).await?;
+    // `EVENT_RETENTION_DAYS`: at least 30 by the contract; lower values exist for tests
+    // of the 410.
+    let days = config::get(env).event_retention_days;
+    let removed = events::prune(&db, now - days * DAY_MS).await?;
     idempotency::prune(&db, now - KEEP_MS).await?;
     let attempts = webhooks::prune(&db, now - DELIVERY_RETENTION_MS).await?;
     worker::console_log!(
@@ -46,12 +40,7 @@ const RETENTION_BATCHES_PER_RUN: usize = 10;
 /// long, a test-only var (unset: a day), so a test can see a lead expire in seconds.
 pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
     let db = Db::primary(env)?;
-    let day_ms = env
-        .var("RETENTION_DAY_MS")
-        .ok()
-        .and_then(|v| v.to_string().trim().parse::<i64>().ok())
-        .filter(|ms| *ms > 0)
-        .unwrap_or(DAY_MS);
+    let day_ms = config::get(env).retention_day_ms;
     let mut erased = 0;
     let mut batches = 0;
     let due = erasure::expired(&db, now, day_ms, RETENTION_BATCHES_PER_RUN as i64).await?;

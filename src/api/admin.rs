@@ -16,7 +16,8 @@ use crate::durable::throttle::client as throttle;
 use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{bearer, client_address, method, path_id};
-use crate::http::response::{json_response, ok};
+use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
+use crate::http::response::{created, ok};
 use crate::http::App;
 use crate::store::outbox;
 use crate::store::{accounts, tokens, webhooks};
@@ -59,8 +60,8 @@ const FAILED_ADMIN_LOGINS_PER_MINUTE: u32 = 10;
 /// while there is one, 429 once it is spent), and a right token from an address whose
 /// budget is spent is refused the same way, so a guess that comes too late learns nothing.
 async fn guard(app: &App, req: &Request, valid: bool) -> ApiResult<()> {
-    let salt = app.secret("VISITOR_SALT").unwrap_or_default();
-    let object = throttle::admin_object(&address_key(&salt, &client_address(req)));
+    let salt = &app.config.visitor_salt;
+    let object = throttle::admin_object(&address_key(salt, &client_address(req)));
     let limits = vec![Limit {
         bucket: "failed".into(),
         max: FAILED_ADMIN_LOGINS_PER_MINUTE,
@@ -80,91 +81,146 @@ async fn guard(app: &App, req: &Request, valid: bool) -> ApiResult<()> {
     }
 }
 
-pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult<Response> {
-    let Some(admin_token) = app.secret("ADMIN_TOKEN") else {
+/// The operator API's operations; ids are already parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdminRoute {
+    CreateAccount,
+    GetAccount(i64),
+    UpdateAccount(i64),
+    DeleteAccount(i64),
+    ListTokens(i64),
+    CreateToken(i64),
+    RevokeToken(i64),
+    /// A path whose id is no id: 404, like a missing account or token.
+    BadId,
+}
+
+/// The operation of a path's one id, or [`AdminRoute::BadId`].
+fn with_id(holes: &[&str], route: fn(i64) -> AdminRoute) -> AdminRoute {
+    holes
+        .first()
+        .and_then(|s| path_id(s))
+        .map_or(AdminRoute::BadId, route)
+}
+
+/// Every path of `/admin/v1` and the methods it answers: routing and `Allow` come from it.
+const PATHS: &[Path<AdminRoute>] = &[
+    Path {
+        segs: &[Lit("accounts")],
+        methods: &[("POST", |_| AdminRoute::CreateAccount)],
+    },
+    Path {
+        segs: &[Lit("accounts"), Hole],
+        methods: &[
+            ("GET", |h| with_id(h, AdminRoute::GetAccount)),
+            ("PUT", |h| with_id(h, AdminRoute::UpdateAccount)),
+            ("PATCH", |h| with_id(h, AdminRoute::UpdateAccount)),
+            ("DELETE", |h| with_id(h, AdminRoute::DeleteAccount)),
+        ],
+    },
+    Path {
+        segs: &[Lit("accounts"), Hole, Lit("tokens")],
+        methods: &[
+            ("GET", |h| with_id(h, AdminRoute::ListTokens)),
+            ("POST", |h| with_id(h, AdminRoute::CreateToken)),
+        ],
+    },
+    Path {
+        segs: &[Lit("tokens"), Hole],
+        methods: &[("DELETE", |h| with_id(h, AdminRoute::RevokeToken))],
+    },
+];
+
+/// The operation `method` makes of `segments` (after `/admin/v1`); 404 or 405 otherwise.
+pub fn route(method: &str, segments: &[&str]) -> ApiResult<AdminRoute> {
+    paths::find(PATHS, method, segments)
+}
+
+/// `/admin/v1`: the admin token first (so nobody without it learns which paths exist),
+/// then the route.
+pub async fn handle(app: &App, req: Request, segments: &[&str]) -> ApiResult<Response> {
+    let Some(admin_token) = app.config.admin_token.as_deref() else {
         return Err(ApiError::NotFound);
     };
     let header = req.headers().get("Authorization").ok().flatten();
-    let valid = bearer(header.as_deref()).is_some_and(|given| same_secret(given, &admin_token));
+    let valid = bearer(header.as_deref()).is_some_and(|given| same_secret(given, admin_token));
     guard(app, &req, valid).await?;
-    let method = method(&req);
+    let route = route(&method(&req), segments)?;
+    dispatch(app, req, route).await
+}
+
+async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<Response> {
     let db = app.db()?;
-    let id = |s: &str| path_id(s).ok_or(ApiError::NotFound);
-    match (segments, method.as_str()) {
-        (["accounts"], "POST") => {
+    match route {
+        AdminRoute::CreateAccount => {
             let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Create)?;
             let account = accounts::create(&db, &patch, app.now_ms)
                 .await?
                 .ok_or_else(|| ApiError::Internal("account insert returned no row".into()))?;
-            Ok(json_response(201, &json!({"data": account.view()})))
+            let location = format!("/admin/v1/accounts/{}", account.id);
+            Ok(created(&location, &json!({"data": account.view()})))
         }
-        (["accounts"], _) => Err(ApiError::MethodNotAllowed("POST")),
-        (["accounts", account], m) => {
-            let account = id(account)?;
-            let found = match m {
-                "GET" => accounts::get(&db, account).await?,
-                "PATCH" | "PUT" => {
-                    let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Update)?;
-                    let found = accounts::update(&db, account, &patch).await?;
-                    // Plan, features and limit are cached with each token: void them all.
-                    gate::invalidate_all(&app.env, &tokens::hashes(&db, account).await?).await?;
-                    // With API access (back), webhook attempts that waited for it go now.
-                    if found.as_ref().is_some_and(Account::api_access) {
-                        let waiting = webhooks::resume(&db, account, app.now_ms).await?;
-                        outbox::dispatch(&app.env, &app.ctx, waiting);
-                    }
-                    found
-                }
-                "DELETE" => {
-                    let hashes = tokens::hashes(&db, account).await?;
-                    if !accounts::delete(&db, account).await? {
-                        return Err(ApiError::NotFound);
-                    }
-                    // Answered once no cached record of its tokens remains.
-                    gate::invalidate_all(&app.env, &hashes).await?;
-                    return ok(&json!({"message": "Account deleted."}));
-                }
-                _ => return Err(ApiError::MethodNotAllowed("GET, PATCH, DELETE")),
-            };
+        AdminRoute::GetAccount(account) => {
+            let found = accounts::get(&db, account).await?;
             ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
         }
-        (["accounts", account, "tokens"], m) => {
-            let account = id(account)?;
+        AdminRoute::UpdateAccount(account) => {
+            let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Update)?;
+            let found = accounts::update(&db, account, &patch).await?;
+            // Plan, features and limit are cached with each token: void them all.
+            gate::invalidate_all(&app.env, &tokens::hashes(&db, account).await?).await?;
+            // With API access (back), webhook attempts that waited for it go now.
+            if found.as_ref().is_some_and(Account::api_access) {
+                let waiting = webhooks::resume(&db, account, app.now_ms).await?;
+                outbox::dispatch(&app.env, &app.ctx, waiting, app.config.webhooks_fault);
+            }
+            ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
+        }
+        AdminRoute::DeleteAccount(account) => {
+            let hashes = tokens::hashes(&db, account).await?;
+            if !accounts::delete(&db, account).await? {
+                return Err(ApiError::NotFound);
+            }
+            // Answered once no cached record of its tokens remains.
+            gate::invalidate_all(&app.env, &hashes).await?;
+            ok(&json!({"message": "Account deleted."}))
+        }
+        AdminRoute::ListTokens(account) => {
             if accounts::get(&db, account).await?.is_none() {
                 return Err(ApiError::NotFound);
             }
-            match m {
-                "POST" => {
-                    let request = TokenRequest::parse(&json_object(&mut req).await?)?;
-                    let mut random = [0u8; RANDOM_BYTES];
-                    getrandom::fill(&mut random)
-                        .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
-                    let token = format_token(&random, &app.token_pepper());
-                    let row = tokens::create(
-                        &db,
-                        account,
-                        &request.name,
-                        &hash_token(&token),
-                        &request.scopes,
-                        app.now_ms,
-                    )
-                    .await?
-                    .ok_or_else(|| ApiError::Internal("token insert returned no row".into()))?;
-                    Ok(json_response(
-                        201,
-                        &json!({"data": TokenOut::new(&row, Some(&token))}),
-                    ))
-                }
-                "GET" => {
-                    let rows = tokens::list(&db, account).await?;
-                    let data: Vec<TokenOut> = rows.iter().map(|r| TokenOut::new(r, None)).collect();
-                    ok(&json!({ "data": data }))
-                }
-                _ => Err(ApiError::MethodNotAllowed("GET, POST")),
-            }
+            let rows = tokens::list(&db, account).await?;
+            let data: Vec<TokenOut> = rows.iter().map(|r| TokenOut::new(r, None)).collect();
+            ok(&json!({ "data": data }))
         }
-        (["tokens", token], "DELETE") => {
-            let revoked = tokens::revoke(&db, id(token)?, app.now_ms)
+        AdminRoute::CreateToken(account) => {
+            if accounts::get(&db, account).await?.is_none() {
+                return Err(ApiError::NotFound);
+            }
+            let request = TokenRequest::parse(&json_object(&mut req).await?)?;
+            let mut random = [0u8; RANDOM_BYTES];
+            getrandom::fill(&mut random)
+                .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
+            let token = format_token(&random, &app.config.token_pepper);
+            let row = tokens::create(
+                &db,
+                account,
+                &request.name,
+                &hash_token(&token),
+                &request.scopes,
+                app.now_ms,
+            )
+            .await?
+            .ok_or_else(|| ApiError::Internal("token insert returned no row".into()))?;
+            // A token is managed (revoked) at its own path.
+            let location = format!("/admin/v1/tokens/{}", row.id);
+            Ok(created(
+                &location,
+                &json!({"data": TokenOut::new(&row, Some(&token))}),
+            ))
+        }
+        AdminRoute::RevokeToken(token) => {
+            let revoked = tokens::revoke(&db, token, app.now_ms)
                 .await?
                 .ok_or(ApiError::NotFound)?;
             // Answered only once the token's cached record is gone: the very next request
@@ -175,7 +231,53 @@ pub async fn handle(app: &App, mut req: Request, segments: &[&str]) -> ApiResult
                 "webhooks_disabled": revoked.webhooks_disabled
             }))
         }
-        (["tokens", _], _) => Err(ApiError::MethodNotAllowed("DELETE")),
-        _ => Err(ApiError::NotFound),
+        AdminRoute::BadId => Err(ApiError::NotFound),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::paths::{example, METHODS};
+
+    #[test]
+    fn routes() {
+        let r = |m, p: &[&str]| route(m, p).unwrap();
+        assert_eq!(r("POST", &["accounts"]), AdminRoute::CreateAccount);
+        assert_eq!(r("PUT", &["accounts", "3"]), AdminRoute::UpdateAccount(3));
+        assert_eq!(r("PATCH", &["accounts", "3"]), AdminRoute::UpdateAccount(3));
+        assert_eq!(
+            r("POST", &["accounts", "3", "tokens"]),
+            AdminRoute::CreateToken(3)
+        );
+        assert_eq!(r("DELETE", &["tokens", "9"]), AdminRoute::RevokeToken(9));
+        assert_eq!(r("GET", &["accounts", "x"]), AdminRoute::BadId);
+        assert!(matches!(route("GET", &["nope"]), Err(ApiError::NotFound)));
+        assert!(matches!(
+            route("GET", &["accounts"]),
+            Err(ApiError::MethodNotAllowed(a)) if a == "POST"
+        ));
+        assert!(matches!(
+            route("POST", &["accounts", "1"]),
+            Err(ApiError::MethodNotAllowed(a)) if a == "GET, PUT, PATCH, DELETE"
+        ));
+    }
+
+    #[test]
+    fn allow_lists_exactly_the_methods_that_route() {
+        for path in PATHS {
+            let segments = example(path, "7");
+            let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+            let allow = path.allow();
+            for m in METHODS {
+                let routed = route(m, &segments);
+                let allowed = allow.split(", ").any(|a| a == m);
+                match routed {
+                    Ok(r) => assert!(allowed && r != AdminRoute::BadId, "{m} {segments:?}"),
+                    Err(ApiError::MethodNotAllowed(a)) => assert!(!allowed && a == allow),
+                    Err(e) => panic!("{m} {segments:?}: {e:?}"),
+                }
+            }
+        }
     }
 }

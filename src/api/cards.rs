@@ -10,7 +10,7 @@ use crate::domain::principal::Principal;
 use crate::domain::slug::base_slug;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query, updated_since};
-use crate::http::response::{card_with_leads_text, json_response, ok, paged_text};
+use crate::http::response::{card_with_leads_text, created, json_response, ok, paged_text};
 use crate::http::App;
 use crate::store::cards::{self, Created};
 use crate::store::outbox;
@@ -32,21 +32,22 @@ pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response
     paged_text(&cards, page.meta(total))
 }
 
-fn one(app: &App, status: u16, card: &Card, message: &'static str) -> Response {
-    json_response(
-        status,
-        &One {
-            data: card.view(&app.base_url),
-            message: Some(message),
-        },
-    )
+fn one(app: &App, card: &Card, message: &'static str) -> Response {
+    json_response(200, &one_body(app, card, message))
+}
+
+fn one_body<'a>(app: &'a App, card: &'a Card, message: &'static str) -> One<'a> {
+    One {
+        data: card.view(&app.base_url),
+        message: Some(message),
+    }
 }
 
 pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
     let mut input = CardInput::parse(body)?;
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
-    let (created, sent) = cards::create(
+    let (made, sent) = cards::create(
         &*app.db()?,
         p.account_id,
         &input,
@@ -56,11 +57,13 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
         app.now_ms,
     )
     .await?;
-    outbox::dispatch(&app.env, &app.ctx, sent);
-    match created {
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    match made {
         Created::Card(card) => {
             let card = card.effective(p.features);
-            Ok(one(app, 201, &card, "Card created successfully."))
+            let location = format!("/api/v1/cards/{}", card.id);
+            let body = one_body(app, &card, "Card created successfully.");
+            Ok(created(&location, &body))
         }
         Created::LimitReached => Err(ApiError::CardLimit),
     }
@@ -83,14 +86,14 @@ pub async fn update(
     let mut patch = CardPatch::parse(body)?;
     patch.apply_plan(p.features);
     let (card, sent) = cards::update(&*app.db()?, p.account_id, id, &patch, app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent);
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     let card = card.ok_or(ApiError::NotFound)?.effective(p.features);
-    Ok(one(app, 200, &card, "Card updated successfully."))
+    Ok(one(app, &card, "Card updated successfully."))
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     let (deleted, sent) = cards::delete(&*app.db()?, p.account_id, id, app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent);
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     if !deleted {
         return Err(ApiError::NotFound);
     }

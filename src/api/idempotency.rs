@@ -1,53 +1,72 @@
 //! Idempotent writes (extensions.md 3): the first request with a key runs and its response
 //! is kept; a repeat gets it back byte for byte. The claim lives in D1 (see
-//! `store::idempotency`), the one place all isolates of an account agree on. Kept bodies
-//! are sealed (AES-256-GCM, `store::sealed`): a webhook's signing secret in a create or
-//! rotate answer is no more readable in a copy of the database than the secret itself.
+//! `store::idempotency`), the one place all isolates of an account agree on. Kept answers
+//! (status, the headers that describe the resource, body) are sealed (AES-256-GCM,
+//! `store::sealed`): a webhook's signing secret in a create or rotate answer is no more
+//! readable in a copy of the database than the secret itself.
 
 use std::future::Future;
 
-use serde_json::{Map, Value};
 use worker::{Headers, Response};
 
 use crate::domain::idempotency::{
-    digest, keeps, parse_key, sealing_key, KeptResponse, Repeat, ABANDONED_MS, HEADER, KEEP_MS,
+    keeps, parse_key, sealing_key, KeptHeaders, KeptResponse, Repeat, ABANDONED_MS, HEADER, KEEP_MS,
 };
 use crate::domain::principal::Principal;
+use crate::http::edge::named_error;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::App;
 use crate::store::idempotency::{self as kept, Claim};
 use crate::store::sealed;
 
 /// The request a key is used for.
-pub struct Target<'a> {
+pub struct Target {
     pub method: String,
     pub path: String,
     pub key: String,
-    pub body: &'a Map<String, Value>,
+    /// `domain::idempotency::fingerprint` of what was sent.
+    pub digest: String,
     /// The route answers with a secret: its kept answer is replayed to the same token only.
     pub holds_secret: bool,
 }
 
-fn replay(r: KeptResponse) -> Response {
-    let headers = Headers::new();
-    let _ = headers.set("Content-Type", &r.content_type);
-    let _ = headers.set("Idempotent-Replayed", "true");
+fn replay(status: u16, headers: KeptHeaders, body: String) -> Response {
+    let h = Headers::new();
+    let _ = h.set("Content-Type", &headers.content_type);
+    if let Some(location) = &headers.location {
+        let _ = h.set("Location", location);
+    }
+    let _ = h.set("Idempotent-Replayed", "true");
     Response::builder()
-        .with_status(r.status)
-        .with_headers(headers)
-        .fixed(r.body.into_bytes())
+        .with_status(status)
+        .with_headers(h)
+        .fixed(body.into_bytes())
+}
+
+/// A kept answer as it was first given: its headers and body opened.
+async fn opened(key: &[u8; 32], r: KeptResponse) -> ApiResult<Response> {
+    // Rows kept before tokens were recorded (migration 0007) are plaintext, and so are the
+    // headers (a bare content type) of rows kept before Location was kept.
+    let body = match sealed::is_sealed(&r.body) {
+        true => sealed::open(key, &r.body).await?,
+        false => r.body,
+    };
+    let headers = match sealed::is_sealed(&r.headers) {
+        true => sealed::open(key, &r.headers).await?,
+        false => r.headers,
+    };
+    Ok(replay(r.status, KeptHeaders::read(&headers), body))
 }
 
 /// Runs `write` at most once per key of the account.
 pub async fn once(
     app: &App,
     p: &Principal,
-    target: Target<'_>,
+    target: Target,
     write: impl Future<Output = ApiResult<Response>>,
 ) -> ApiResult<Response> {
     let key = parse_key(&target.key)?;
-    let pepper = app.token_pepper();
-    let digest = digest(pepper.as_bytes(), target.body);
+    let sealing = sealing_key(&app.config.token_pepper);
     let db = app.db()?;
     let now = app.now_ms;
     let claim = Claim {
@@ -55,7 +74,7 @@ pub async fn once(
         key,
         method: &target.method,
         path: &target.path,
-        digest: &digest,
+        digest: &target.digest,
         token_id: p.token_id,
         holds_secret: target.holds_secret,
         now,
@@ -65,17 +84,10 @@ pub async fn once(
     let claimed = kept::claim(&db, &claim).await?;
     if !claimed {
         let found = kept::find(&db, p.account_id, key).await?;
-        // Rows kept before tokens were recorded (migration 0007) are plaintext; they hold no
-        // secret (the migration removed those) and replay as they are until they expire.
-        let is_sealed = found.as_ref().is_some_and(|k| k.token_id.is_some());
-        let repeat = found.map(|k| k.repeat(&target.method, &target.path, &digest, p.token_id));
+        let repeat =
+            found.map(|k| k.repeat(&target.method, &target.path, &target.digest, p.token_id));
         return match repeat {
-            Some(Repeat::Replay(mut r)) => {
-                if is_sealed {
-                    r.body = sealed::open(&sealing_key(&pepper), &r.body).await?;
-                }
-                Ok(replay(r))
-            }
+            Some(Repeat::Replay(r)) => opened(&sealing, r).await,
             Some(Repeat::Mismatch) => Err(ApiError::validation(
                 HEADER,
                 "The Idempotency-Key was already used for another request.".into(),
@@ -98,31 +110,37 @@ pub async fn once(
         }
         return Ok(resp);
     }
-    let content_type = resp
-        .headers()
-        .get("Content-Type")
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| "application/json".into());
-    let body = resp.text().await?;
-    let kept_ok = match sealed::seal(&sealing_key(&pepper), &body).await {
-        Ok(sealed_body) => {
-            let response = KeptResponse {
-                status,
-                content_type,
-                body: sealed_body,
-            };
-            kept::complete(&db, p.account_id, key, &response).await
-        }
+    let header = |name: &str| resp.headers().get(name).ok().flatten();
+    let headers = KeptHeaders {
+        content_type: header("Content-Type").unwrap_or_else(|| "application/json".into()),
+        location: header("Location"),
+    };
+    let mut body = resp.bytes().await?;
+    if status >= 400 && headers.content_type.starts_with("application/json") {
+        // An error body names its request (`request_id`); the kept one names this one, and
+        // a replay gives that back byte for byte.
+        body = named_error(body, &app.request_id);
+    }
+    // Our answers are JSON text; `lossy` never changes one.
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let sealed = async {
+        Ok::<_, worker::Error>(KeptResponse {
+            status,
+            headers: sealed::seal(&sealing, &headers.text()).await?,
+            body: sealed::seal(&sealing, &body).await?,
+        })
+    };
+    let kept_ok = match sealed.await {
+        Ok(response) => kept::complete(&db, p.account_id, key, &response).await,
         Err(e) => Err(e),
     };
     if let Err(e) = kept_ok {
         // The write happened; a repeat within a minute gets 409, later it runs again.
         worker::console_error!("keeping an idempotent response failed: {e}");
     }
-    let headers = resp.headers().clone();
+    let answer = resp.headers().clone();
     Ok(Response::builder()
         .with_status(status)
-        .with_headers(headers)
+        .with_headers(answer)
         .fixed(body.into_bytes()))
 }

@@ -44,7 +44,7 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     let (erased, sent) =
         erasure::erase(&*app.db()?, p.account_id, LeadSet::One(id), app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent);
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     if erased == 0 {
         return Err(ApiError::NotFound);
     }
@@ -61,7 +61,7 @@ pub async fn erase(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiRe
         app.now_ms,
     )
     .await?;
-    outbox::dispatch(&app.env, &app.ctx, sent);
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     ok(&serde_json::json!({
         "data": {"erased": erased},
         "message": "Leads erased successfully."

@@ -13,7 +13,7 @@ use crate::domain::webhook::{
 };
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query};
-use crate::http::response::{json_response, ok, Data, Paged};
+use crate::http::response::{created, json_response, ok, Data, Paged};
 use crate::http::App;
 use crate::store::outbox::{self, Outbox};
 use crate::store::sealed;
@@ -25,18 +25,12 @@ struct One<'a, T> {
     message: &'a str,
 }
 
-/// `WEBHOOKS_ALLOW_PRIVATE=true` (local configuration only) admits `http://` and private
-/// hosts such as `http://127.0.0.1:9000/hook`.
-pub fn allow_private(app: &App) -> bool {
-    app.var("WEBHOOKS_ALLOW_PRIVATE").as_deref() == Some("true")
-}
-
 /// A fresh `whsec_` secret and its sealed form for storage.
 async fn new_secret(app: &App) -> ApiResult<(String, String)> {
     let mut random = [0u8; 32];
     getrandom::fill(&mut random).map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
     let secret = format_secret(&random);
-    let sealed = sealed::seal(&sealing_key(&app.token_pepper()), &secret).await?;
+    let sealed = sealed::seal(&sealing_key(&app.config.token_pepper), &secret).await?;
     Ok((secret, sealed))
 }
 
@@ -68,7 +62,7 @@ fn may_carry(p: &Principal, events: &EventFilter) -> ApiResult<()> {
 }
 
 pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
-    let input = WebhookInput::parse(body, Mode::Create, allow_private(app))?;
+    let input = WebhookInput::parse(body, Mode::Create, app.config.webhooks_allow_private)?;
     if let Some(events) = &input.events {
         may_carry(p, events)?;
     }
@@ -83,12 +77,11 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
     )
     .await?
     .ok_or(ApiError::WebhookLimit)?;
-    Ok(answer(
-        201,
-        &hook,
-        Some(&secret),
-        "Webhook created successfully.",
-    ))
+    let body = One {
+        data: hook.view(Some(&secret)),
+        message: "Webhook created successfully.",
+    };
+    Ok(created(&format!("/api/v1/webhooks/{}", hook.id), &body))
 }
 
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
@@ -118,7 +111,7 @@ pub async fn update(
     body: &Map<String, Value>,
     id: i64,
 ) -> ApiResult<Response> {
-    let input = WebhookInput::parse(body, Mode::Update, allow_private(app))?;
+    let input = WebhookInput::parse(body, Mode::Update, app.config.webhooks_allow_private)?;
     let db = app.db()?;
     // Whatever it changes, the token must be able to read what the webhook carries after
     // the change: otherwise re-pointing the url would hand it events it may not read.
@@ -194,7 +187,12 @@ pub async fn redeliver(app: &App, p: &Principal, id: i64, event_id: String) -> A
             })
         }
     };
-    outbox::dispatch(&app.env, &app.ctx, Outbox(vec![delivery.id]));
+    outbox::dispatch(
+        &app.env,
+        &app.ctx,
+        Outbox(vec![delivery.id]),
+        app.config.webhooks_fault,
+    );
     Ok(json_response(
         202,
         &One {

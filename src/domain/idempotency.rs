@@ -34,6 +34,24 @@ pub fn digest(key: &[u8], body: &Map<String, Value>) -> String {
     hex(&hmac_sha256(key, text.as_bytes()))
 }
 
+/// What a write was sent: a JSON object, or bytes that are none (too large, not JSON, not
+/// an object), which are refused (413, 422) and that refusal kept like any answer.
+#[derive(Debug, Clone, Copy)]
+pub enum Sent<'a> {
+    Object(&'a Map<String, Value>),
+    Unreadable(&'a [u8]),
+}
+
+/// The fingerprint of what was sent: an object's [`digest`], or the HMAC of the raw bytes
+/// of a body that is none. The two never meet: an object's canonical text is an object,
+/// and bytes that were one are not unreadable.
+pub fn fingerprint(key: &[u8], sent: Sent) -> String {
+    match sent {
+        Sent::Object(body) => digest(key, body),
+        Sent::Unreadable(bytes) => hex(&hmac_sha256(key, bytes)),
+    }
+}
+
 /// The key that seals kept response bodies at rest, derived from `TOKEN_PEPPER` like the
 /// webhook secrets' key but under its own label, so neither key opens the other's data.
 pub fn sealing_key(pepper: &str) -> [u8; 32] {
@@ -58,8 +76,47 @@ pub struct Kept {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptResponse {
     pub status: u16,
-    pub content_type: String,
+    /// [`KeptHeaders::text`] as stored: sealed like the body when the row names a token.
+    /// Rows kept before `Location` was kept hold the bare content type, in plaintext.
+    pub headers: String,
     pub body: String,
+}
+
+/// The headers of a kept answer that describe the resource (extensions.md 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptHeaders {
+    pub content_type: String,
+    /// Where a created resource is (201s).
+    pub location: Option<String>,
+}
+
+impl KeptHeaders {
+    /// `{"content_type":..,"location":..}`: a JSON object, which no content type is.
+    pub fn text(&self) -> String {
+        // A map to bytes, as error bodies are named (`http::edge`): no serializer of its own
+        // in the wasm.
+        let mut map = Map::new();
+        map.insert("content_type".into(), self.content_type.clone().into());
+        map.insert("location".into(), self.location.clone().into());
+        let bytes = serde_json::to_vec(&map).unwrap_or_default();
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// [`KeptHeaders::text`] read back, or the bare content type of an older row.
+    pub fn read(text: &str) -> KeptHeaders {
+        let field = |v: &Value, name: &str| v.get(name).and_then(Value::as_str).map(String::from);
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) if v.is_object() => KeptHeaders {
+                content_type: field(&v, "content_type")
+                    .unwrap_or_else(|| "application/json".into()),
+                location: field(&v, "location"),
+            },
+            _ => KeptHeaders {
+                content_type: text.to_string(),
+                location: None,
+            },
+        }
+    }
 }
 
 /// What a request whose key is already taken gets.
@@ -128,7 +185,7 @@ mod tests {
     fn repeats() {
         let response = KeptResponse {
             status: 201,
-            content_type: "application/json".into(),
+            headers: "application/json".into(),
             body: "{}".into(),
         };
         let mut kept = Kept {
@@ -171,7 +228,7 @@ mod tests {
     fn a_secret_is_replayed_to_its_token_only() {
         let response = KeptResponse {
             status: 201,
-            content_type: "application/json".into(),
+            headers: "application/json".into(),
             body: "sealed".into(),
         };
         let mut kept = Kept {
@@ -205,6 +262,42 @@ mod tests {
         assert_eq!(key, sealing_key("pepper"));
         assert_ne!(key, sealing_key("other pepper"));
         assert_ne!(key, super::super::webhook::sealing_key("pepper"));
+    }
+
+    #[test]
+    fn kept_headers_read_back_and_older_rows_still_read() {
+        let created = KeptHeaders {
+            content_type: "application/json".into(),
+            location: Some("/api/v1/cards/7".into()),
+        };
+        assert_eq!(KeptHeaders::read(&created.text()), created);
+        let plain = KeptHeaders {
+            location: None,
+            ..created.clone()
+        };
+        assert_eq!(KeptHeaders::read(&plain.text()), plain);
+        // Before Location was kept, the column held the content type alone.
+        assert_eq!(KeptHeaders::read("application/json"), plain);
+        assert_eq!(
+            KeptHeaders::read("text/plain; charset=utf-8").content_type,
+            "text/plain; charset=utf-8"
+        );
+    }
+
+    #[test]
+    fn unreadable_bodies_have_fingerprints_of_their_own() {
+        let empty = Map::new();
+        let object = fingerprint(b"k", Sent::Object(&empty));
+        assert_eq!(object, digest(b"k", &empty), "objects keep their digest");
+        let a = fingerprint(b"k", Sent::Unreadable(b"{\"first_name\": "));
+        let b = fingerprint(b"k", Sent::Unreadable(b"[1]"));
+        assert_ne!(a, b);
+        assert_ne!(a, object);
+        assert_eq!(a, fingerprint(b"k", Sent::Unreadable(b"{\"first_name\": ")));
+        assert_ne!(
+            a,
+            fingerprint(b"other key", Sent::Unreadable(b"{\"first_name\": "))
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod analytics;
 pub mod card;
 pub mod case;
 pub mod conditional;
+pub mod config;
 pub mod design;
 pub mod email_key;
 pub mod event;

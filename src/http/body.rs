@@ -13,11 +13,15 @@ pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// The body as a JSON object. An empty body is an empty object (so required-field errors
 /// follow); anything unparsable or not an object is a 422 on `body`.
 pub async fn json_object(req: &mut Request) -> ApiResult<Map<String, Value>> {
-    let bytes = req.bytes().await?;
+    object_of(&req.bytes().await?)
+}
+
+/// A body already read, as [`json_object`] takes it: 413 above [`MAX_BODY_BYTES`].
+pub fn object_of(bytes: &[u8]) -> ApiResult<Map<String, Value>> {
     if bytes.len() > MAX_BODY_BYTES {
         return Err(ApiError::PayloadTooLarge);
     }
-    parse_object(&bytes)
+    parse_object(bytes)
 }
 
 /// Parses a JSON object body; see [`json_object`].

@@ -77,6 +77,18 @@ pub fn untagged(mut resp: Response) -> Response {
     resp
 }
 
+/// A JSON error body with `request_id`. A body that names a request already keeps its
+/// name: a kept idempotent answer replays byte for byte, naming the request that made it.
+pub fn named_error(bytes: Vec<u8>, request_id: &str) -> Vec<u8> {
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(serde_json::Value::Object(mut body)) if !body.contains_key("request_id") => {
+            body.insert("request_id".into(), request_id.into());
+            serde_json::to_vec(&body).unwrap_or(bytes)
+        }
+        _ => bytes,
+    }
+}
+
 /// Names the request in its answer (`X-Request-Id`) and, for a JSON error, in the body
 /// (`request_id`), so a report from an integrator leads to the log lines of that request.
 pub async fn identified(mut resp: Response, request_id: &str) -> Response {
@@ -99,12 +111,19 @@ pub async fn identified(mut resp: Response, request_id: &str) -> Response {
         return resp;
     };
     let headers = resp.headers().clone();
-    let body = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(serde_json::Value::Object(mut body)) => {
-            body.insert("request_id".into(), request_id.into());
-            serde_json::to_vec(&body).unwrap_or(bytes)
-        }
-        _ => bytes,
-    };
-    rebuilt(status, headers, Some(body))
+    rebuilt(status, headers, Some(named_error(bytes, request_id)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::named_error;
+
+    #[test]
+    fn an_error_body_is_named_once() {
+        let named = named_error(br#"{"message":"Not found."}"#.to_vec(), "req_1");
+        assert_eq!(named, br#"{"message":"Not found.","request_id":"req_1"}"#);
+        // A kept answer names the request that made it; a replay keeps that name.
+        assert_eq!(named_error(named.clone(), "req_2"), named);
+        assert_eq!(named_error(b"not json".to_vec(), "req_1"), b"not json");
+    }
 }

@@ -35,7 +35,8 @@ pub enum ApiError {
     Conflict,
     /// 410: the change feed no longer holds what the cursor points after.
     Gone,
-    MethodNotAllowed(&'static str),
+    /// 405, with the methods the path answers (`Allow`, from its path table).
+    MethodNotAllowed(String),
     PayloadTooLarge,
     /// 415: a body of a media type the endpoint does not take.
     UnsupportedMediaType,

@@ -7,6 +7,7 @@ pub mod edge;
 pub mod error;
 pub mod json;
 pub mod params;
+pub mod paths;
 pub mod response;
 
 use std::cell::{Cell, RefCell};
@@ -15,13 +16,17 @@ use std::rc::Rc;
 use worker::{Context, Env, Request};
 
 use crate::db::{Db, Start};
-
+use crate::domain::config::Config;
 use crate::domain::weburl::parse_http;
 
 /// Per-request environment handed to every handler.
 pub struct App {
     pub env: Env,
     pub ctx: Context,
+    /// The worker's vars and secrets, read once per isolate (`crate::config`).
+    pub config: &'static Config,
+    /// `req_` + 64 random bits: names the request in its answer, its error body and logs.
+    pub request_id: String,
     pub now_ms: i64,
     /// `PUBLIC_BASE_URL`, or the request's origin when that var is empty.
     pub base_url: String,
@@ -45,16 +50,24 @@ pub struct Trace {
 }
 
 impl App {
-    pub fn new(req: &Request, env: Env, ctx: Context) -> App {
-        let base_url = match env.var("PUBLIC_BASE_URL").map(|v| v.to_string()) {
-            Ok(v) if !v.trim().is_empty() => v.trim().trim_end_matches('/').to_string(),
-            _ => parse_http(&req.inner().url())
+    pub fn new(
+        req: &Request,
+        env: Env,
+        ctx: Context,
+        config: &'static Config,
+        request_id: String,
+    ) -> App {
+        let base_url = match &config.public_base_url {
+            Some(url) => url.clone(),
+            None => parse_http(&req.inner().url())
                 .map(|u| u.origin())
                 .unwrap_or_default(),
         };
         App {
             env,
             ctx,
+            config,
+            request_id,
             now_ms: js_sys::Date::now() as i64,
             base_url,
             start: RefCell::new(Start::Anywhere),
@@ -94,37 +107,5 @@ impl App {
     /// The session, if the request used D1.
     pub fn used_db(&self) -> Option<Rc<Db>> {
         self.db.borrow().clone()
-    }
-
-    /// A wrangler var as text; unset and empty are the same.
-    pub fn var(&self, name: &str) -> Option<String> {
-        self.env
-            .var(name)
-            .map(|v| v.to_string())
-            .ok()
-            .filter(|v| !v.is_empty())
-    }
-
-    /// A secret (`.dev.vars` locally); unset and empty are the same.
-    pub fn secret(&self, name: &str) -> Option<String> {
-        self.env
-            .secret(name)
-            .map(|v| v.to_string())
-            .ok()
-            .filter(|v| !v.is_empty())
-    }
-
-    /// The key of the tokens' checksum. Unset, tokens still carry a checksum, but an
-    /// unkeyed one that anybody can compute: deployments must set it (README).
-    pub fn token_pepper(&self) -> String {
-        self.secret("TOKEN_PEPPER").unwrap_or_else(|| {
-            // Once per isolate: the gate runs on every API request.
-            static WARNED: std::sync::atomic::AtomicBool =
-                std::sync::atomic::AtomicBool::new(false);
-            if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                worker::console_warn!("TOKEN_PEPPER is not set: token checksums are unkeyed");
-            }
-            String::new()
-        })
     }
 }

@@ -57,6 +57,14 @@ fn join<T: AsRef<str>>(body: &mut Vec<u8>, items: &[T]) {
     }
 }
 
+/// A 201 with `body` as JSON, naming what it created: `Location` is the path (on this
+/// origin) where the new resource is read or managed.
+pub fn created<T: Serialize + ?Sized>(location: &str, body: &T) -> Response {
+    let mut resp = json_response(201, body);
+    let _ = resp.headers_mut().set("Location", location);
+    resp
+}
+
 /// A 200 with `body` as JSON.
 pub fn ok<T: Serialize + ?Sized>(body: &T) -> ApiResult<Response> {
     Ok(json_response(200, body))

@@ -25,6 +25,7 @@ use crate::http::body::{parse_object, MAX_BODY_BYTES};
 use crate::http::edge::conditional;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{client_address, method, query};
+use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::response::json_response;
 use crate::http::App;
 use crate::store::{cards, leads, outbox};
@@ -145,17 +146,72 @@ pub async fn handle(app: &App, req: Request, segments: &[&str]) -> Response {
     }
 }
 
+/// The operations of `/c/...`, with the slug (and link kind) as written in the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PublicRoute {
+    Page(String),
+    VCard(String),
+    Qr(String),
+    /// A click on one of the card's links (`/c/{slug}/go/{kind}`).
+    Go(String, String),
+    Lead(String),
+}
+
+/// The slug hole of a path.
+fn slug(holes: &[&str]) -> String {
+    holes.first().map_or_else(String::new, |s| s.to_string())
+}
+
+/// Every path under `/c` and the methods it answers: routing and `Allow` come from it.
+const PATHS: &[Path<PublicRoute>] = &[
+    Path {
+        segs: &[Hole],
+        methods: &[
+            ("GET", |h| PublicRoute::Page(slug(h))),
+            ("HEAD", |h| PublicRoute::Page(slug(h))),
+        ],
+    },
+    Path {
+        segs: &[Hole, Lit("vcard")],
+        methods: &[
+            ("GET", |h| PublicRoute::VCard(slug(h))),
+            ("HEAD", |h| PublicRoute::VCard(slug(h))),
+        ],
+    },
+    Path {
+        segs: &[Hole, Lit("qr.svg")],
+        methods: &[
+            ("GET", |h| PublicRoute::Qr(slug(h))),
+            ("HEAD", |h| PublicRoute::Qr(slug(h))),
+        ],
+    },
+    Path {
+        segs: &[Hole, Lit("go"), Hole],
+        methods: &[
+            ("GET", |h| PublicRoute::Go(slug(h), h[1].to_string())),
+            ("HEAD", |h| PublicRoute::Go(slug(h), h[1].to_string())),
+        ],
+    },
+    Path {
+        segs: &[Hole, Lit("leads")],
+        methods: &[("POST", |h| PublicRoute::Lead(slug(h)))],
+    },
+];
+
+/// The operation `method` makes of `segments` (after `/c`); 404 or 405 otherwise.
+pub fn route(method: &str, segments: &[&str]) -> ApiResult<PublicRoute> {
+    paths::find(PATHS, method, segments)
+}
+
 async fn serve(
     app: &App,
     req: Request,
     segments: &[&str],
     requested: Option<&str>,
 ) -> ApiResult<Response> {
-    let method = method(&req);
-    let read = method == "GET" || method == "HEAD";
-    match segments {
-        [slug] if read => {
-            let (card, privacy) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+    match route(&method(&req), segments)? {
+        PublicRoute::Page(slug) => {
+            let (card, privacy) = live_card(app, &slug).await?.ok_or(ApiError::NotFound)?;
             let q = query(&req);
             let lang = page_lang(&card, requested);
             // The landing of a form post's 303 is not a new visit.
@@ -175,8 +231,8 @@ async fn serve(
                 ),
             ))
         }
-        [slug, "vcard"] if read => {
-            let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+        PublicRoute::VCard(slug) => {
+            let (card, _) = live_card(app, &slug).await?.ok_or(ApiError::NotFound)?;
             tracking::record_click(app, card.account_id, card.id, "vcard", &req);
             let version = vcard::Version::asked(query(&req).get("version").map(String::as_str));
             let h = headers("text/vcard; charset=utf-8");
@@ -188,8 +244,8 @@ async fn serve(
             Ok(Response::builder().with_headers(h).fixed(body.into_bytes()))
         }
         // Not a visit: a scan is counted when the code's URL (`?src=qr`) is opened.
-        [slug, "qr.svg"] if read => {
-            let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
+        PublicRoute::Qr(slug) => {
+            let (card, _) = live_card(app, &slug).await?.ok_or(ApiError::NotFound)?;
             let svg = qr::svg(&card, &app.base_url, None)
                 .ok_or_else(|| ApiError::Internal("card URL too long for a QR code".into()))?;
             let h = headers("image/svg+xml");
@@ -207,18 +263,13 @@ async fn serve(
             let if_none_match = req.headers().get("If-None-Match").ok().flatten();
             Ok(conditional(resp, if_none_match.as_deref()))
         }
-        [slug, "go", kind] if read => {
-            let (card, _) = live_card(app, slug).await?.ok_or(ApiError::NotFound)?;
-            let target = links::target(&card, kind).ok_or(ApiError::NotFound)?;
-            tracking::record_click(app, card.account_id, card.id, kind, &req);
+        PublicRoute::Go(slug, kind) => {
+            let (card, _) = live_card(app, &slug).await?.ok_or(ApiError::NotFound)?;
+            let target = links::target(&card, &kind).ok_or(ApiError::NotFound)?;
+            tracking::record_click(app, card.account_id, card.id, &kind, &req);
             Ok(redirect(302, &target))
         }
-        [_, "leads"] if method == "POST" => lead(app, req, segments[0], requested).await,
-        [_] | [_, "vcard" | "qr.svg"] | [_, "go", _] => {
-            Err(ApiError::MethodNotAllowed("GET, HEAD"))
-        }
-        [_, "leads"] => Err(ApiError::MethodNotAllowed("POST")),
-        _ => Err(ApiError::NotFound),
+        PublicRoute::Lead(slug) => lead(app, req, &slug, requested).await,
     }
 }
 
@@ -393,32 +444,24 @@ async fn lead(
         app.now_ms,
     )
     .await?;
-    outbox::dispatch(&app.env, &app.ctx, sent);
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     lead.ok_or_else(|| ApiError::Internal("lead insert returned no row".into()))?;
     Ok(thanks())
-}
-
-/// A worker var as a limit; unset or unreadable is the default of extensions.md 5.
-fn limit_var(app: &App, name: &str, default: u32) -> u32 {
-    app.var(name)
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
 }
 
 /// Takes a slot of the visitor's hourly and the card's daily lead budget. If the throttle
 /// cannot be reached the lead is taken (logged): losing a real lead is worse than a burst.
 async fn admit(app: &App, req: &Request, card_id: i64) -> Verdict {
-    let salt = app.secret("VISITOR_SALT").unwrap_or_default();
-    let visitor = address_key(&salt, &client_address(req));
+    let visitor = address_key(&app.config.visitor_salt, &client_address(req));
     let limits = vec![
         Limit {
             bucket: format!("visitor:{visitor}"),
-            max: limit_var(app, "LEADS_PER_VISITOR_PER_HOUR", 5),
+            max: app.config.leads_per_visitor_per_hour,
             span: Span::Rolling(HOUR_MS),
         },
         Limit {
             bucket: "card".into(),
-            max: limit_var(app, "LEADS_PER_CARD_PER_DAY", 1000),
+            max: app.config.leads_per_card_per_day,
             span: Span::Calendar(DAY_MS),
         },
     ];
@@ -433,8 +476,55 @@ async fn admit(app: &App, req: &Request, card_id: i64) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use super::page_lang;
+    use super::{page_lang, route, PublicRoute, PATHS};
     use crate::domain::card::fixture;
+    use crate::http::error::ApiError;
+    use crate::http::paths::{example, METHODS};
+
+    #[test]
+    fn routes() {
+        let r = |m, p: &[&str]| route(m, p).unwrap();
+        assert_eq!(r("HEAD", &["ann"]), PublicRoute::Page("ann".into()));
+        assert_eq!(r("GET", &["ann", "qr.svg"]), PublicRoute::Qr("ann".into()));
+        assert_eq!(
+            r("GET", &["ann", "go", "website"]),
+            PublicRoute::Go("ann".into(), "website".into())
+        );
+        assert_eq!(
+            r("POST", &["ann", "leads"]),
+            PublicRoute::Lead("ann".into())
+        );
+        assert!(matches!(route("GET", &[]), Err(ApiError::NotFound)));
+        assert!(matches!(
+            route("GET", &["ann", "x"]),
+            Err(ApiError::NotFound)
+        ));
+        assert!(matches!(
+            route("GET", &["ann", "leads"]),
+            Err(ApiError::MethodNotAllowed(a)) if a == "POST"
+        ));
+        assert!(matches!(
+            route("POST", &["ann"]),
+            Err(ApiError::MethodNotAllowed(a)) if a == "GET, HEAD"
+        ));
+    }
+
+    #[test]
+    fn allow_lists_exactly_the_methods_that_route() {
+        for path in PATHS {
+            let segments = example(path, "ann");
+            let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+            let allow = path.allow();
+            for m in METHODS {
+                let allowed = allow.split(", ").any(|a| a == m);
+                match route(m, &segments) {
+                    Ok(_) => assert!(allowed, "{m} {segments:?}"),
+                    Err(ApiError::MethodNotAllowed(a)) => assert!(!allowed && a == allow),
+                    Err(e) => panic!("{m} {segments:?}: {e:?}"),
+                }
+            }
+        }
+    }
 
     #[test]
     fn lang_switches_only_to_published_languages() {

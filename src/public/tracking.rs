@@ -48,8 +48,7 @@ fn visitor_hash(salt: &str, ip: &str, ua: &str) -> String {
 }
 
 fn visitor(app: &App, ip: &str, ua: &str) -> String {
-    let salt = app.secret("VISITOR_SALT").unwrap_or_default();
-    visitor_hash(&salt, ip, ua)
+    visitor_hash(&app.config.visitor_salt, ip, ua)
 }
 
 /// Records a view of card `card_id` of account `account_id` after the response (never

@@ -94,7 +94,7 @@ impl KeptRow {
         let response = match (self.status, self.body) {
             (Some(status), Some(body)) => Some(KeptResponse {
                 status: u16::try_from(status).unwrap_or(200),
-                content_type: self.headers.unwrap_or_else(|| "application/json".into()),
+                headers: self.headers.unwrap_or_else(|| "application/json".into()),
                 body,
             }),
             _ => None,
@@ -133,7 +133,7 @@ pub fn complete_sql(account_id: i64, key: &str, response: &KeptResponse) -> Stmt
             account_id.into(),
             key.into(),
             i64::from(response.status).into(),
-            response.content_type.as_str().into(),
+            response.headers.as_str().into(),
             response.body.as_str().into(),
         ],
     )

@@ -12,6 +12,7 @@ use worker::{Context, D1Result, Env, Result};
 use super::row::impl_row;
 use super::{rows_of, select, Stmt};
 use crate::db::Db;
+use crate::domain::config::WebhooksFault;
 use crate::domain::event::EventType;
 
 /// The queue that carries due attempts, and its dead-letter queue.
@@ -111,16 +112,13 @@ pub async fn send(env: &Env, queue: &str, outbox: &Outbox, delay_seconds: u32) -
 
 /// Sends the attempts a committed batch wrote, after the response (`wait_until`). A
 /// failed send is only logged: the sweeper finds the attempts within a minute. The
-/// test-only var `WEBHOOKS_FAULT=drop-send` skips the send, as a crash between the commit
-/// and the send would.
-pub fn dispatch(env: &Env, ctx: &Context, outbox: Outbox) {
+/// test-only fault `WEBHOOKS_FAULT=drop-send` skips the send, as a crash between the
+/// commit and the send would.
+pub fn dispatch(env: &Env, ctx: &Context, outbox: Outbox, fault: Option<WebhooksFault>) {
     if outbox.0.is_empty() {
         return;
     }
-    let dropped = env
-        .var("WEBHOOKS_FAULT")
-        .is_ok_and(|v| v.to_string() == "drop-send");
-    if dropped {
+    if fault == Some(WebhooksFault::DropSend) {
         worker::console_warn!(
             "WEBHOOKS_FAULT=drop-send: {} attempt(s) not sent",
             outbox.0.len()

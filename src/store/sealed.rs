@@ -48,6 +48,11 @@ async fn import(subtle: &Object, key: &[u8; 32]) -> Result<JsValue> {
     call(subtle, "importKey", &args).await
 }
 
+/// Whether `text` has the sealed form (it may still not open with this key).
+pub fn is_sealed(text: &str) -> bool {
+    text.starts_with(PREFIX)
+}
+
 pub async fn seal(key: &[u8; 32], plain: &str) -> Result<String> {
     let mut iv = [0u8; IV_BYTES];
     getrandom::fill(&mut iv).map_err(|e| Error::RustError(format!("getrandom: {e}")))?;

@@ -795,7 +795,7 @@ fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
     );
     let response = KeptResponse {
         status: 201,
-        content_type: "application/json".into(),
+        headers: "application/json".into(),
         body: "{}".into(),
     };
     db.exec(

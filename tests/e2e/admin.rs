@@ -186,5 +186,44 @@ fn deleting_an_account_removes_it_its_tokens_cards_and_pages() {
 
     let r = s.admin("POST", &format!("/accounts/{}", other.account), None);
     assert_eq!(r.status, 405);
-    assert_eq!(r.header("allow"), Some("GET, PATCH, DELETE"));
+    // PUT updates like PATCH, so Allow names it (Allow comes from the routing table).
+    assert_eq!(r.header("allow"), Some("GET, PUT, PATCH, DELETE"));
+}
+
+#[test]
+fn creates_name_what_they_created_in_location() {
+    let s = server();
+    let r = s.admin(
+        "POST",
+        "/accounts",
+        Some(json!({"name": "Located", "plan": "enterprise"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let account = r.json()["data"]["id"].as_i64().unwrap();
+    let location = r.header("location").expect("Location").to_string();
+    assert_eq!(location, format!("/admin/v1/accounts/{account}"));
+    let path = location.strip_prefix("/admin/v1").unwrap();
+    let read = s.admin("GET", path, None);
+    assert_eq!(read.status, 200, "{}", read.body);
+    assert_eq!(read.json()["data"]["name"], "Located");
+
+    // A token is managed (revoked) at its own path.
+    let r = s.admin(
+        "POST",
+        &format!("/accounts/{account}/tokens"),
+        Some(json!({"name": "located", "scopes": ["cards:read"]})),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let created = r.json()["data"].clone();
+    let location = r.header("location").expect("Location").to_string();
+    assert_eq!(location, format!("/admin/v1/tokens/{}", created["id"]));
+    let token = created["token"].as_str().unwrap();
+    assert_eq!(
+        s.call("GET", "/api/v1/cards", Some(token), None).status,
+        200
+    );
+    let path = location.strip_prefix("/admin/v1").unwrap();
+    assert_eq!(s.admin("DELETE", path, None).status, 200);
+    s.call("GET", "/api/v1/cards", Some(token), None)
+        .assert_error(401);
 }

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use crate::harness::{server, Tenant, ALL_SCOPES};
+use crate::harness::{call, server, Resp, Tenant, ALL_SCOPES};
 
 const STRING_OR_NULL: [&str; 17] = [
     "job_title",
@@ -737,4 +737,105 @@ fn card_limit_holds_under_concurrent_creates() {
         .status,
         201
     );
+}
+
+/// `POST /cards` with an `Idempotency-Key` and this exact body text.
+fn create_with_key(t: &Tenant, key: &str, body: &str) -> Resp {
+    call(
+        "POST",
+        &format!("{}/api/v1/cards", t.server.base),
+        Some(&t.token),
+        Some(body),
+        &[
+            ("Idempotency-Key", key),
+            ("Content-Type", "application/json"),
+        ],
+    )
+}
+
+#[test]
+fn a_created_card_is_where_location_says_and_a_replay_says_it_again() {
+    let t = server().tenant(&ALL_SCOPES);
+    let body = r#"{"first_name": "Lo", "last_name": "Cation"}"#;
+    let first = create_with_key(&t, "located", body);
+    assert_eq!(first.status, 201, "{}", first.body);
+    let id = first.json()["data"]["id"].as_i64().unwrap();
+    let location = format!("/api/v1/cards/{id}");
+    assert_eq!(first.header("location"), Some(location.as_str()));
+    let again = create_with_key(&t, "located", body);
+    assert_eq!(
+        (again.status, again.body.as_str()),
+        (201, first.body.as_str())
+    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.header("location"), Some(location.as_str()));
+    let card = t.server.call("GET", &location, Some(&t.token), None);
+    assert_eq!(card.status, 200, "{}", card.body);
+    assert_eq!(card.json()["data"]["first_name"], "Lo");
+    // Without a key too.
+    let r = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "No", "last_name": "Key"}),
+    );
+    let id = r.json()["data"]["id"].as_i64().unwrap();
+    assert_eq!(
+        r.header("location"),
+        Some(format!("/api/v1/cards/{id}").as_str())
+    );
+}
+
+/// extensions.md 3 keeps every answer but 409, 429 and 5xx: a refused create is kept too,
+/// whether the handler refused its fields or the body could not be read at all, and its
+/// repeat gets it back byte for byte (the `request_id` in it names the first request).
+#[test]
+fn a_refused_write_is_kept_and_replayed_byte_for_byte() {
+    let t = writer();
+    let big = format!(r#"{{"first_name": "{}"}}"#, "x".repeat(300 * 1024));
+    let cases = [
+        (
+            "missing-field",
+            r#"{"first_name": "Only"}"#.to_string(),
+            422,
+        ),
+        ("not-json", r#"{"first_name": "#.to_string(), 422),
+        ("not-an-object", "[1, 2]".to_string(), 422),
+        ("too-large", big, 413),
+    ];
+    for (key, body, status) in &cases {
+        let first = create_with_key(&t, key, body);
+        let v = first.assert_error(*status);
+        assert_eq!(first.header("idempotent-replayed"), None, "{key}");
+        let again = create_with_key(&t, key, body);
+        assert_eq!(again.status, *status, "{key}: {}", again.body);
+        assert_eq!(again.header("idempotent-replayed"), Some("true"), "{key}");
+        assert_eq!(again.body, first.body, "{key}: byte for byte");
+        assert_eq!(again.header("content-type"), Some("application/json"));
+        // The body names the request that made the answer; the header names this one.
+        let named: Value = serde_json::from_str(&again.body).unwrap();
+        assert_eq!(named["request_id"].as_str(), first.header("x-request-id"));
+        assert_ne!(again.header("x-request-id"), first.header("x-request-id"));
+        assert_eq!(again.json()["message"], v["message"], "{key}");
+        // Replays still carry what every answer does.
+        assert!(again.header("server-timing").is_some(), "{key}");
+        assert!(again.header("x-ratelimit-remaining").is_some(), "{key}");
+    }
+    // The key is spent on that request: another body under it, even a valid one, is a
+    // mismatch, and nothing was created.
+    let fixed = create_with_key(
+        &t,
+        "missing-field",
+        r#"{"first_name": "A", "last_name": "B"}"#,
+    );
+    assert!(fixed.assert_error(422)["errors"]["Idempotency-Key"].is_array());
+    let other = create_with_key(&t, "not-json", r#"{"first_name": "#);
+    assert_eq!(
+        other.header("idempotent-replayed"),
+        Some("true"),
+        "the same bytes"
+    );
+    let other = create_with_key(&t, "not-json", r#"{"first_name"#);
+    assert!(other.assert_error(422)["errors"]["Idempotency-Key"].is_array());
+    let list = server().call("GET", "/api/v1/cards", Some(&t.token), None);
+    assert_eq!(list.json()["meta"]["total"], 0);
 }

@@ -532,7 +532,9 @@ fn lead_form_posts_store_leads_with_their_source() {
         &json!({"name": "Alan", "email": "alan@example.com"}),
     );
     assert_eq!(r.status, 201, "{}", r.body);
-    // The visitor learns nothing of the stored lead, its id included.
+    // The visitor learns nothing of the stored lead, its id included: no Location either,
+    // as a lead has no public URL (openapi.json, the Location header).
+    assert_eq!(r.header("location"), None);
     assert_eq!(
         r.json(),
         json!({"data": {"message": strings("en").get(Text::Thanks)}})

@@ -46,6 +46,9 @@ fn over_the_limit_is_429_with_retry_after() {
         assert_eq!(body["retry_after"], json!(retry));
         assert_eq!(r.header("x-ratelimit-limit"), Some("5"));
         assert_eq!(remaining(&r), 0, "never negative");
+        // A refused request is timed like any (extensions.md 6).
+        let timing = r.header("server-timing").expect("Server-Timing");
+        assert!(timing.starts_with("gate;dur="), "{timing}");
     }
 }
 
@@ -262,9 +265,11 @@ fn openapi_document_is_the_repositorys_with_an_etag_304_head_and_cors() {
     assert_eq!(head.status, 200);
     assert_eq!(head.body, "");
     assert_eq!(head.header("content-type"), Some("application/json"));
+    let post = s.call("POST", "/api/v1/openapi.json", None, Some("{}"));
+    assert_eq!(post.status, 405);
     assert_eq!(
-        s.call("POST", "/api/v1/openapi.json", None, Some("{}"))
-            .status,
-        405
+        post.header("allow"),
+        Some("GET, HEAD"),
+        "HEAD is served too"
     );
 }

@@ -312,3 +312,89 @@ fn every_api_answer_is_private_and_revalidated() {
         );
     }
 }
+
+/// extensions.md 6: `Server-Timing` on every `/api/v1` answer, whichever step gave it:
+/// before authentication (404, 405, preflight, openapi.json and its 304), at it (401 for
+/// no, a malformed and an unknown token), past it (403, 404, 422, 429) and success.
+#[test]
+fn every_api_answer_carries_server_timing() {
+    let s = server();
+    let t = s.tenant(&["cards:read"]);
+    let url = |path: &str| format!("{}/api/v1{path}", s.base);
+    let bearer = |token: &str| format!("Bearer {token}");
+    let spec = call("GET", &url("/openapi.json"), None, None, &[]);
+    let tag = spec
+        .header("etag")
+        .expect("openapi.json is tagged")
+        .to_string();
+    let unknown = format!("dbc_{}", "0".repeat(64));
+    let answers = [
+        (
+            "unknown path",
+            call("GET", &url("/nope"), Some(&t.token), None, &[]),
+        ),
+        (
+            "wrong method",
+            call("DELETE", &url("/cards"), None, None, &[]),
+        ),
+        (
+            "preflight",
+            call("OPTIONS", &url("/cards"), None, None, &[]),
+        ),
+        ("openapi.json", spec),
+        (
+            "openapi.json 304",
+            call(
+                "GET",
+                &url("/openapi.json"),
+                None,
+                None,
+                &[("If-None-Match", &tag)],
+            ),
+        ),
+        ("no token", call("GET", &url("/cards"), None, None, &[])),
+        (
+            "malformed token",
+            call(
+                "GET",
+                &url("/cards"),
+                None,
+                None,
+                &[("Authorization", &bearer("x"))],
+            ),
+        ),
+        (
+            "unknown token",
+            call(
+                "GET",
+                &url("/cards"),
+                None,
+                None,
+                &[("Authorization", &bearer(&unknown))],
+            ),
+        ),
+        ("missing scope", t.get("/leads")),
+        ("bad id", t.get("/cards/x")),
+        ("invalid query", t.get("/cards?updated_since=yesterday")),
+        ("success", t.get("/cards")),
+    ];
+    let statuses: Vec<u16> = answers.iter().map(|(_, r)| r.status).collect();
+    assert_eq!(
+        statuses,
+        [404, 405, 204, 200, 304, 401, 401, 401, 403, 404, 422, 200]
+    );
+    for (what, r) in &answers {
+        let timing = r
+            .header("server-timing")
+            .unwrap_or_else(|| panic!("{what}: {r:?}"));
+        for metric in ["gate;dur=", "db;dur=", "total;dur="] {
+            assert!(timing.contains(metric), "{what}: {timing}");
+        }
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{what}");
+        assert_eq!(
+            r.header("cache-control"),
+            Some("private, no-cache"),
+            "{what}"
+        );
+    }
+}

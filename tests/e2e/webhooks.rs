@@ -338,10 +338,19 @@ fn subscriptions_crud_scope_validation_and_limit() {
     let body = json!({"url": "https://crm.example.com/once", "events": ["*"]});
     let first = keyed(&body);
     assert_eq!(first.status, 201, "{}", first.body);
+    let id = first.json()["data"]["id"].as_i64().unwrap();
+    let location = format!("/api/v1/webhooks/{id}");
+    assert_eq!(first.header("location"), Some(location.as_str()));
     let again = keyed(&body);
     assert_eq!(again.status, 201);
     assert_eq!(again.body, first.body, "the kept answer, secret included");
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    // The kept answer keeps the headers that describe the resource (extensions.md 3).
+    assert_eq!(again.header("location"), Some(location.as_str()));
+    assert_eq!(again.header("content-type"), Some("application/json"));
+    let hook = s.call("GET", &location, Some(&t.token), None);
+    assert_eq!(hook.status, 200, "{}", hook.body);
+    assert_eq!(hook.json()["data"]["url"], "https://crm.example.com/once");
     keyed(&json!({"url": "https://crm.example.com/other", "events": ["*"]})).assert_error(422);
     assert_eq!(t.get("/webhooks").json()["meta"]["total"], 2);
 

@@ -1,0 +1,27 @@
+//! The worker's configuration, read once per isolate (`domain::config` parses it).
+//!
+//! `Env` is handed to every invocation, but its vars and secrets are fixed per deployment:
+//! a new value (`wrangler deploy`, `wrangler secret put`) is a new version, which runs in
+//! new isolates. So the first invocation of an isolate reads and parses them, logs what is
+//! missing or unreadable once (with what the worker does instead), and every later one, of
+//! any kind (fetch, queue, cron), uses the same values.
+
+use std::sync::OnceLock;
+
+use worker::Env;
+
+use crate::domain::config::Config;
+
+static CONFIG: OnceLock<Config> = OnceLock::new();
+
+/// The isolate's configuration; the first call reads it from `env`.
+pub fn get(env: &Env) -> &'static Config {
+    CONFIG.get_or_init(|| {
+        // Vars and secrets are both string bindings; either getter reads either.
+        let (config, problems) = Config::parse(|name| env.var(name).ok().map(|v| v.to_string()));
+        for problem in problems {
+            worker::console_error!("config: {problem}");
+        }
+        config
+    })
+}

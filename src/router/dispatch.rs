@@ -1,0 +1,99 @@
+//! The operations: each route to its handler, once the request is admitted. Reads only
+//! borrow the request, so the early read (before the gate answers) needs no copy of it;
+//! writes run once per `Idempotency-Key`.
+
+use serde_json::Map;
+use worker::{Request, Response};
+
+use super::route::{Answer, Body, Read, Route, Write};
+use crate::api;
+use crate::api::idempotency::Target;
+use crate::auth;
+use crate::domain::idempotency::{fingerprint, Sent, HEADER};
+use crate::domain::principal::Principal;
+use crate::http::body::object_of;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::params::method;
+use crate::http::App;
+
+/// An admitted request's answer.
+pub async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> ApiResult<Response> {
+    match route {
+        Route::Read(r) => read(app, p, &req, r).await,
+        Route::Write(w) => write(app, p, req, w).await,
+        Route::BadId(scopes) => {
+            auth::authorize(p, scopes)?;
+            Err(ApiError::NotFound)
+        }
+        // Public: the router serves it before admission; a token changes nothing.
+        Route::OpenApi => api::openapi::document(&req),
+    }
+}
+
+pub async fn read(app: &App, p: &Principal, req: &Request, r: Read) -> ApiResult<Response> {
+    auth::authorize(p, r.op().scopes)?;
+    match r {
+        Read::ListCards => api::cards::list(app, p, req).await,
+        Read::GetCard(id) => api::cards::get(app, p, id).await,
+        Read::ListLeads => api::leads::list(app, p, req).await,
+        Read::GetLead(id) => api::leads::get(app, p, id).await,
+        Read::AnalyticsViews => api::analytics::views(app, p, req).await,
+        Read::AnalyticsClicks => api::analytics::clicks(app, p, req).await,
+        Read::ListEvents => api::events::list(app, p, req).await,
+        Read::GetEvent(id) => api::events::get(app, p, id.text()).await,
+        Read::ListWebhooks => api::webhooks::list(app, p, req).await,
+        Read::GetWebhook(id) => api::webhooks::get(app, p, id).await,
+        Read::ListDeliveries(id) => api::webhooks::deliveries(app, p, req, id).await,
+    }
+}
+
+/// A write, run once per `Idempotency-Key` when the request carries one. Everything it
+/// answers, a body that cannot be read (413, 422) included, is its answer, kept under
+/// the key like any other (extensions.md 3 keeps all but 409, 429 and 5xx).
+async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResult<Response> {
+    let op = w.op();
+    auth::authorize(p, op.scopes)?;
+    let key = req.headers().get(HEADER).ok().flatten();
+    let bytes = match op.body {
+        Body::Json => req.bytes().await?,
+        Body::Ignored => Vec::new(),
+    };
+    let body = match op.body {
+        Body::Json => object_of(&bytes),
+        Body::Ignored => Ok(Map::new()),
+    };
+    let target = key.map(|key| {
+        let sent = match &body {
+            Ok(object) => Sent::Object(object),
+            Err(_) => Sent::Unreadable(&bytes),
+        };
+        Target {
+            method: method(&req),
+            path: req.path(),
+            key,
+            digest: fingerprint(app.config.token_pepper.as_bytes(), sent),
+            holds_secret: op.answer == Answer::Secret,
+        }
+    });
+    let run = async {
+        let body = body?;
+        match w {
+            Write::CreateCard => api::cards::create(app, p, &body).await,
+            Write::UpdateCard(id) | Write::PatchCard(id) => {
+                api::cards::update(app, p, &body, id).await
+            }
+            Write::DeleteCard(id) => api::cards::delete(app, p, id).await,
+            Write::DeleteLead(id) => api::leads::delete(app, p, id).await,
+            Write::EraseLeads => api::leads::erase(app, p, &body).await,
+            Write::CreateWebhook => api::webhooks::create(app, p, &body).await,
+            Write::UpdateWebhook(id) => api::webhooks::update(app, p, &body, id).await,
+            Write::DeleteWebhook(id) => api::webhooks::delete(app, p, id).await,
+            Write::RotateWebhookSecret(id) => api::webhooks::rotate(app, p, id).await,
+            Write::Redeliver(id, event) => api::webhooks::redeliver(app, p, id, event.text()).await,
+        }
+    };
+    match target {
+        None => run.await,
+        Some(target) => api::idempotency::once(app, p, target, run).await,
+    }
+}
