@@ -383,14 +383,7 @@ fn events_past_retention_give_410() {
         .to_string();
     let before_all = "cur_0";
     std::thread::sleep(std::time::Duration::from_millis(20));
-    let r = call(
-        "GET",
-        &format!("{}/__scheduled?cron=17+3+*+*+*", s.base),
-        None,
-        None,
-        &[],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    s.cron("17 3 * * *");
     let v = t
         .get(&format!("/events?after={before_all}"))
         .assert_error(410);

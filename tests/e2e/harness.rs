@@ -170,6 +170,14 @@ impl Server {
             .unwrap_or_default()
     }
 
+    /// Runs the cron handler for `cron` (`"* * * * *"`: every minute; `"17 3 * * *"`:
+    /// daily), as the platform would; `wrangler dev` fires no trigger by itself.
+    pub fn cron(&self, cron: &str) {
+        let path = format!("/__scheduled?cron={}", cron.replace(' ', "+"));
+        let r = self.call("GET", &path, None, None);
+        assert_eq!(r.status, 200, "{cron}: {}", r.body);
+    }
+
     /// Stops `wrangler dev` (its whole process group) and waits until the port is closed.
     pub fn stop(&self) {
         let pgid = std::fs::read_to_string(self.state.join("wrangler.pid")).unwrap_or_default();

@@ -447,14 +447,7 @@ fn leads_without_a_key_are_keyed_before_a_match_and_by_the_cron() {
     s.d1(unkey);
     assert_eq!(s.d1(unkeyed), vec![json!({"n": 2})]);
     let s = s.restart("email-keys-3");
-    let r = call(
-        "GET",
-        &format!("{}/__scheduled?cron=*+*+*+*+*", s.base),
-        None,
-        None,
-        &[],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    s.cron("* * * * *");
     s.stop();
     assert_eq!(s.d1(unkeyed), vec![json!({"n": 0})], "the cron keyed them");
     assert_eq!(
@@ -520,14 +513,7 @@ fn retention_erases_old_leads_and_keeps_new_ones() {
         post_person(s, slug, "198.51.100.61", &new, json!({})).status,
         201
     );
-    let r = call(
-        "GET",
-        &format!("{}/__scheduled?cron=*+*+*+*+*", s.base),
-        None,
-        None,
-        &[],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    s.cron("* * * * *");
     let list = leads_of(&t, "");
     assert_eq!(list["meta"]["total"], 1, "{list}");
     assert_eq!(list["data"][0]["email"], new.email);
