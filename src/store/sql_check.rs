@@ -1629,15 +1629,14 @@ fn views_built_by_sqlite_equal_the_domain_views() {
             )
             .expect("lead");
     }
-    let masks = [
-        ALL,
-        Features {
-            api_access: true,
-            advanced_analytics: false,
-            white_label: false,
-            lead_form: false,
-        },
-    ];
+    // Every combination of the masking features, so a mask bound to the wrong parameter
+    // or feature shows.
+    let masks: [Features; 8] = std::array::from_fn(|bits| Features {
+        api_access: true,
+        advanced_analytics: bits & 1 != 0,
+        white_label: bits & 2 != 0,
+        lead_form: bits & 4 != 0,
+    });
     for id in 1..=cases.len() as i64 {
         let by_id = format!(" WHERE id = {id}");
         let card = one::<CardRow>(
