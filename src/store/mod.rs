@@ -3,9 +3,8 @@
 //! Every D1 statement is built by a pure `*_sql` function that returns a [`Stmt`] (SQL
 //! text and its arguments) next to the async function that runs it. The native tests in
 //! `sql_check/` (one file per table) run every one of them against SQLite with the schema
-//! of `migrations/`,
-//! so a column renamed in one place and not the other fails `make test`. Column lists and
-//! row decoding (0/1 booleans, JSON text) live here, once per table. Every statement is
+//! of `migrations/`, so a column renamed in one place and not the other fails `make test`.
+//! Column lists and row decoding (0/1 booleans, JSON text) live here, once per table. Every statement is
 //! parameterised and every tenant query carries the account id.
 
 pub mod accounts;
