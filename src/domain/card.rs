@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::design;
-use super::input::{Field, Input, Mode};
+use super::input::{self, put, Column, Field, Input, Mode, Writes};
 use super::lang::{self, DEFAULT_LANGUAGE};
 use super::plan::Features;
 use super::representation::{masks, record, show, stored};
@@ -180,6 +180,70 @@ pub struct CardPatch {
     /// One of the 19 codes of [`lang::LANGUAGES`].
     pub language: Option<String>,
     pub status: Option<Status>,
+}
+
+impl CardPatch {
+    /// The columns the patch writes, in the order of [`read`]: an input field's column is
+    /// its line here, next to its field and its line in `read`.
+    pub fn writes(&self) -> Writes {
+        // Exhaustive: a field of the patch without its column does not compile.
+        let CardPatch {
+            first_name,
+            last_name,
+            job_title,
+            company,
+            bio,
+            email,
+            phone,
+            website,
+            booking_url,
+            video_url,
+            address,
+            social_links,
+            design_config,
+            template_id,
+            is_public,
+            show_branding,
+            show_lead_form,
+            seo_title,
+            seo_description,
+            language,
+            status,
+        } = self;
+        let text = |s: &Option<String>| put(s.clone(), Column::Text);
+        let flag = |b: Option<bool>| put(b, Column::Flag);
+        vec![
+            ("first_name", text(first_name)),
+            ("last_name", text(last_name)),
+            ("job_title", input::text(job_title)),
+            ("company", input::text(company)),
+            ("bio", input::text(bio)),
+            ("email", input::text(email)),
+            ("phone", input::text(phone)),
+            ("website", input::text(website)),
+            ("booking_url", input::text(booking_url)),
+            ("video_url", input::text(video_url)),
+            ("address", input::text(address)),
+            ("social_links", put(social_links.as_ref(), json_text)),
+            ("design_config", put(design_config.as_ref(), json_text)),
+            ("template_id", input::text(template_id)),
+            ("is_public", flag(*is_public)),
+            ("show_branding", flag(*show_branding)),
+            ("show_lead_form", flag(*show_lead_form)),
+            ("seo_title", input::text(seo_title)),
+            ("seo_description", input::text(seo_description)),
+            ("language", text(language)),
+            (
+                "status",
+                put(*status, |s: Status| Column::Text(s.as_str().into())),
+            ),
+        ]
+    }
+}
+
+/// JSON text of a value the domain built (links, objects): those always serialise.
+fn json_text<T: Serialize>(value: &T) -> Column {
+    Column::Text(serde_json::to_string(value).unwrap_or_default())
 }
 
 /// A validated create body (spec 4.3): a patch whose names are always set.

@@ -31,7 +31,7 @@ use worker::{D1PreparedStatement, D1Result, Result};
 use crate::db::Db;
 
 use self::row::{impl_row, Row};
-use crate::domain::input::Field;
+use crate::domain::input::{Column, Field};
 
 /// A value bound to a statement parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +63,15 @@ impl From<&str> for SqlValue {
 impl From<String> for SqlValue {
     fn from(s: String) -> Self {
         SqlValue::Text(s)
+    }
+}
+
+impl From<Column> for SqlValue {
+    fn from(c: Column) -> Self {
+        match c {
+            Column::Text(s) => s.into(),
+            Column::Flag(b) => b.into(),
+        }
     }
 }
 
