@@ -1,15 +1,16 @@
 //! The representations SQLite builds, byte for byte the Rust serialisation.
 
-use super::Stmt;
 use super::*;
 use crate::domain::lead::Lead;
 use crate::domain::plan::Features;
 use crate::store::card_row::CardRow;
 use crate::store::views::{card_args, card_object, lead_object, JsonText};
 
-/// `store::views` defines the read endpoints' card and lead representations a second time,
-/// in SQL: on the same rows, its JSON must be byte for byte what serde makes of the domain
-/// views (strong ETags are digests of these bytes), for every plan mask and odd value.
+/// The read endpoints' card and lead JSON is built by SQLite (`store::views`), the other
+/// answers' by serde, both from one declaration per representation, each kind and mask
+/// written once for SQL and once for Rust: on the same rows, the SQL must be byte for byte
+/// what serde makes of the domain views (strong ETags are digests of these bytes), for
+/// every combination of plan masks and odd values.
 #[test]
 fn views_built_by_sqlite_equal_the_domain_views() {
     let mut db = Db::new();
