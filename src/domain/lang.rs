@@ -5,6 +5,15 @@ pub const LANGUAGES: [&str; 19] = [
     "sl", "sv", "uk",
 ];
 
+/// [`LANGUAGES`] as an SQL list, for the representation's SQL (a unit test holds them
+/// equal). A macro, so `concat!` takes it and the statement stays one literal.
+macro_rules! language_codes_sql {
+    () => {
+        "'de','en','bg','cs','da','el','es','fr','hr','hu','it','nl','pl','pt','ro','sk','sl','sv','uk'"
+    };
+}
+pub(crate) use language_codes_sql;
+
 /// Default `language` of a new card (product.md 1).
 pub const DEFAULT_LANGUAGE: &str = "en";
 
@@ -30,6 +39,15 @@ pub fn available_languages(language: &str, translations: &serde_json::Value) -> 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_sql_language_list_is_the_domains() {
+        let listed: Vec<&str> = language_codes_sql!()
+            .split(',')
+            .map(|c| c.trim_matches('\''))
+            .collect();
+        assert_eq!(listed, LANGUAGES);
+    }
 
     #[test]
     fn available_languages_include_base_and_known_translations() {
