@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 pub use super::signing::hex;
-use super::signing::hmac_sha256;
+use super::signing::{hmac_sha256, same};
 
 /// Recognisable prefix so leaked tokens can be found by secret scanners.
 pub const TOKEN_PREFIX: &str = "dbc_";
@@ -132,11 +132,7 @@ pub fn is_minted(s: &str, pepper: &str) -> bool {
     }
     let (random_hex, given) = rest.split_at(RANDOM_HEX);
     let expected = checksum(pepper, random_hex);
-    let diff = expected
-        .bytes()
-        .zip(given.bytes())
-        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    diff == 0
+    same(expected.as_bytes(), given.as_bytes())
 }
 
 #[cfg(test)]
