@@ -4,7 +4,6 @@
 pub mod account;
 pub mod analytics;
 pub mod card;
-pub mod case;
 pub mod conditional;
 pub mod design;
 pub mod email_key;

@@ -93,7 +93,8 @@ pub fn parse_http(s: &str) -> Option<HttpUrl<'_>> {
     }
     Some(HttpUrl {
         scheme,
-        host: host.chars().map(super::case::lower).collect(),
+        // Per character, as UTS 46 maps (no final-sigma rule).
+        host: host.chars().flat_map(char::to_lowercase).collect(),
         port,
         rest,
     })
