@@ -51,15 +51,11 @@ impl Scope {
 pub struct Scopes(Vec<Scope>);
 
 impl Scopes {
-    /// Sorted by insertion rather than `sort`: the slice sort's code costs 2 KB of wasm.
-    pub fn new(scopes: Vec<Scope>) -> Self {
-        let mut sorted: Vec<Scope> = Vec::with_capacity(scopes.len());
-        for s in scopes {
-            if let Err(at) = sorted.binary_search_by_key(&(s as u8), |x| *x as u8) {
-                sorted.insert(at, s);
-            }
-        }
-        Scopes(sorted)
+    /// Sorted (in declaration order) and unique.
+    pub fn new(mut scopes: Vec<Scope>) -> Self {
+        scopes.sort_unstable_by_key(|s| *s as u8);
+        scopes.dedup();
+        Scopes(scopes)
     }
 
     /// Unknown words are skipped: a scope retired later must not break old tokens.
