@@ -1,6 +1,7 @@
 //! HMAC-SHA-256 (RustCrypto's `hmac`), the one constant-time comparison of secrets, and
 //! hex and base64: the primitives behind token checksums and webhook signatures
-//! (Standard Webhooks).
+//! (Standard Webhooks). The base64 here is held to the `base64` crate by
+//! `domain/oracle.rs`.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
