@@ -23,15 +23,13 @@ pub fn is_language(code: &str) -> bool {
 
 /// `[language]` plus the translation keys that are language codes, sorted, unique.
 pub fn available_languages(language: &str, translations: &serde_json::Value) -> Vec<String> {
-    let mut langs: Vec<String> = vec![language.to_string()];
     let codes = translations.as_object().into_iter().flat_map(|m| m.keys());
-    // Sorted insertion instead of sort + dedup: at most 19 codes, and a slice sort of
-    // `String` would be one more copy of the sort code in the wasm.
-    for code in codes.filter(|k| is_language(k)) {
-        if let Err(at) = langs.binary_search(code) {
-            langs.insert(at, code.clone());
-        }
-    }
+    let mut langs: Vec<String> = std::iter::once(language)
+        .chain(codes.map(String::as_str).filter(|k| is_language(k)))
+        .map(str::to_string)
+        .collect();
+    langs.sort_unstable();
+    langs.dedup();
     langs
 }
 

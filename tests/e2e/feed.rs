@@ -7,8 +7,9 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-use crate::harness::{call, server, Resp, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES};
-use crate::public::BROWSER;
+use crate::harness::{
+    call, post_lead, server, Lead, Resp, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES,
+};
 
 fn events(t: &Tenant, query: &str) -> Value {
     let r = t.get(&format!("/events{query}"));
@@ -64,12 +65,12 @@ fn every_change_appends_its_event_in_order() {
     let slug = created["slug"].as_str().unwrap().to_string();
     let r = t.send("PATCH", &format!("/cards/{id}"), &json!({"bio": "Edited"}));
     let updated = r.json()["data"].clone();
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(&json!({"name": "Grace", "email": "grace@example.com"}).to_string()),
-        &[("User-Agent", BROWSER), ("CF-Connecting-IP", "192.0.2.50")],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.50"),
+        Lead::Json(&json!({"name": "Grace", "email": "grace@example.com"})),
+        &[],
     );
     assert_eq!(r.status, 201, "{}", r.body);
     assert_eq!(
@@ -441,12 +442,12 @@ fn lists_take_updated_since() {
         assert!(v["errors"]["updated_since"].is_array(), "{bad}");
     }
     let slug = a["slug"].as_str().unwrap();
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(&json!({"name": "L", "email": "l@example.com"}).to_string()),
-        &[("User-Agent", BROWSER), ("CF-Connecting-IP", "192.0.2.51")],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.51"),
+        Lead::Json(&json!({"name": "L", "email": "l@example.com"})),
+        &[],
     );
     assert_eq!(r.status, 201);
     let leads = t.get(&format!("/leads?updated_since={since}")).json();

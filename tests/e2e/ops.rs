@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::harness::{call, server, Server, ADMIN_TOKEN, ALL_SCOPES};
-use crate::public::BROWSER;
+use crate::harness::{call, post_lead, server, Lead, Server, ADMIN_TOKEN, ALL_SCOPES};
 
 /// The JSON log lines the server printed so far.
 fn log_lines(s: &Server) -> (String, Vec<Value>) {
@@ -32,16 +31,12 @@ fn one_log_line_per_request_without_tokens_addresses_or_lead_data() {
     let request_id = got.header("x-request-id").unwrap().to_string();
     let secret_email = "log.line.person@example.com";
     let ip = "198.51.100.231";
-    let r = call(
-        "POST",
-        &format!("{}/c/{}/leads", s.base, card["slug"].as_str().unwrap()),
-        None,
-        Some(&json!({"name": "Lorna Logged", "email": secret_email}).to_string()),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/json"),
-            ("CF-Connecting-IP", ip),
-        ],
+    let r = post_lead(
+        s,
+        card["slug"].as_str().unwrap(),
+        Some(ip),
+        Lead::Json(&json!({"name": "Lorna Logged", "email": secret_email})),
+        &[],
     );
     assert_eq!(r.status, 201);
     let lead_request = r.header("x-request-id").unwrap().to_string();
