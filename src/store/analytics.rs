@@ -2,7 +2,7 @@
 //! months. The documents' only writer is the `AnalyticsAggregator` Durable Object; the
 //! histories are written here, by the reports that read them ([`month_docs`]).
 //!
-//! Reads and writes are typed by the key ([`KvKey`]): a key answers the value type it
+//! Reads and writes are typed by the key ([`KvKey`], [`get_with`], [`put`]): a key answers the value type it
 //! names, so a history is never read as a month document or the other way round.
 
 use js_sys::{Function, Map, Promise, Reflect};
@@ -11,7 +11,7 @@ use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Context, Env, Result};
 
 use crate::domain::analytics::{
-    history_keep_from, summarizable, summarize, CounterKey, History, KvKey, KvValue,
+    history_keep_from, summarizable, summarize, CounterKey, History, HistoryKey, KvKey, KvValue,
 };
 
 /// The KV namespace binding of the counter documents.
@@ -42,7 +42,8 @@ async fn texts(env: &Env, keys: &[String]) -> Result<Vec<Option<String>>> {
         .collect())
 }
 
-/// The values stored under `keys` and, in the same bulk read, under `extra`.
+/// The values stored under `keys` and, in the same bulk read, under `extra`. One function
+/// for both shapes of read: each instance of it is a copy in the wasm.
 pub async fn get_with<K: KvKey, E: KvKey>(
     env: &Env,
     keys: &[K],
@@ -57,11 +58,6 @@ pub async fn get_with<K: KvKey, E: KvKey>(
     };
     let values = found.into_iter().map(|t| t.map(K::Value::decode)).collect();
     Ok((values, extra))
-}
-
-/// The values stored under `keys`, in one bulk read.
-pub async fn get<K: KvKey>(env: &Env, keys: &[K]) -> Result<Vec<Option<K::Value>>> {
-    Ok(get_with::<K, K>(env, keys, None).await?.0)
 }
 
 /// Stores `value` under `key`, for as long as the counter documents live.
@@ -116,7 +112,7 @@ pub async fn month_docs(
         Vec::new()
     } else {
         let wanted: Vec<CounterKey> = missing.iter().map(|&i| keys[i]).collect();
-        get(env, &wanted).await?
+        get_with(env, &wanted, None::<&HistoryKey>).await?.0
     };
     let mut full = found.into_iter();
     let mut fetched = fetched.into_iter();

@@ -8,9 +8,10 @@
 //! months at the window's edges), not thirteen. Readers write it (`store::analytics`),
 //! adding the months it lacked; the aggregator never does.
 
-use std::collections::BTreeMap;
+use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::keys::{HistoryKey, KvKey, KvValue};
@@ -21,7 +22,50 @@ use super::window::{first_day, months, window, Month};
 /// be JSON here and read once, there.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct History {
-    pub months: BTreeMap<Month, Box<RawValue>>,
+    months: Months,
+}
+
+/// The summaries by month, oldest first, one per month; a JSON object keyed `YYYY-MM`.
+/// A sorted list, not a `BTreeMap`: it holds at most 13 months, and the map's code
+/// (insert, split, drop for a new key and value type) cost ~4 KB of gzipped wasm.
+#[derive(Debug, Default)]
+struct Months(Vec<(Month, Box<RawValue>)>);
+
+impl Serialize for Months {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(m, summary)| (m, summary)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Months {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Months, D::Error> {
+        struct MonthsVisitor;
+        impl<'de> Visitor<'de> for MonthsVisitor {
+            type Value = Months;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("summaries by month")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Months, A::Error> {
+                let mut months = Months::default();
+                while let Some((month, summary)) = map.next_entry()? {
+                    months.insert(month, summary);
+                }
+                Ok(months)
+            }
+        }
+        d.deserialize_map(MonthsVisitor)
+    }
+}
+
+impl Months {
+    /// Holds `summary` for `month`, in its place; a month held already takes the new one.
+    fn insert(&mut self, month: Month, summary: Box<RawValue>) {
+        let at = self.0.partition_point(|(m, _)| *m < month);
+        match self.0.get_mut(at) {
+            Some(held) if held.0 == month => held.1 = summary,
+            _ => self.0.insert(at, (month, summary)),
+        }
+    }
 }
 
 impl History {
@@ -42,9 +86,15 @@ impl History {
         history
     }
 
+    /// The months held, oldest first.
+    pub fn months(&self) -> impl Iterator<Item = Month> + '_ {
+        self.months.0.iter().map(|(m, _)| *m)
+    }
+
     /// The summary of `month`, if held.
     pub fn get(&self, month: Month) -> Option<&str> {
-        self.months.get(&month).map(|s| s.get())
+        let held = self.months.0.iter().find(|(m, _)| *m == month);
+        held.map(|(_, summary)| summary.get())
     }
 
     /// Holds `summary` for `month`, if it is JSON.
@@ -60,7 +110,7 @@ impl History {
         for (month, summary) in added {
             self.insert(month, summary);
         }
-        self.months = self.months.split_off(&keep_from);
+        self.months.0.retain(|(m, _)| *m >= keep_from);
     }
 }
 
@@ -153,10 +203,10 @@ mod tests {
     #[test]
     fn a_history_keeps_summaries_by_month_and_forgets_the_oldest() {
         let m = |year, month| Month { year, month };
-        let months = |h: &History| h.months.keys().map(Month::to_string).collect::<Vec<_>>();
-        assert!(History::read("").months.is_empty());
-        assert!(History::read("not json").months.is_empty());
-        assert!(History::read("{not json").months.is_empty());
+        let months = |h: &History| h.months().map(|m| m.to_string()).collect::<Vec<_>>();
+        assert_eq!(History::read("").months().count(), 0);
+        assert_eq!(History::read("not json").months().count(), 0);
+        assert_eq!(History::read("{not json").months().count(), 0);
         let mut first = History::default();
         first.add(
             vec![
@@ -186,10 +236,23 @@ mod tests {
             Some(r#"{"days":{},"totals":{"views":3}}"#)
         );
         assert_eq!(held.get(m(2025, 11)), None, "dropped");
+        // Kept oldest first and one per month, whatever the order of the stored object.
+        let unordered =
+            History::read(r#"{"months":{"2026-01":{"a":1},"2025-12":{"b":2},"2026-01":{"c":3}}}"#);
+        assert_eq!(
+            unordered.months().collect::<Vec<_>>(),
+            [m(2025, 12), m(2026, 1)]
+        );
+        assert_eq!(unordered.get(m(2026, 1)), Some(r#"{"c":3}"#));
+        assert_eq!(
+            unordered.encode(),
+            r#"{"months":{"2025-12":{"b":2},"2026-01":{"c":3}}}"#
+        );
         assert!(
             History::read(r#"{"months":{"2025-13":{}}}"#)
-                .months
-                .is_empty(),
+                .months()
+                .count()
+                == 0,
             "not a month"
         );
         assert_eq!(
@@ -208,7 +271,7 @@ mod tests {
                       2025-12 {\"days\":{\"2025-12-01\":{\"views\":2}},\"totals\":{\"views\":2}}\n";
         let held = History::decode(legacy.to_string());
         assert_eq!(
-            held.months.keys().copied().collect::<Vec<_>>(),
+            held.months().collect::<Vec<_>>(),
             [m(2025, 11), m(2025, 12)]
         );
         assert_eq!(
@@ -218,18 +281,14 @@ mod tests {
         // Malformed lines are skipped, as before: their months are read in full again.
         let damaged = "2025-12\n2025-13 {}\n2025-10 {broken\n2025-09 {\"days\":{}}\n";
         assert_eq!(
-            History::read(damaged)
-                .months
-                .keys()
-                .copied()
-                .collect::<Vec<_>>(),
+            History::read(damaged).months().collect::<Vec<_>>(),
             [m(2025, 9)]
         );
         // The next write is the JSON document, with the legacy months kept.
         let mut held = held;
         held.add(vec![(m(2026, 1), r#"{"days":{}}"#.into())], m(2025, 11));
         let again = History::read(&held.encode());
-        assert_eq!(again.months.len(), 3);
+        assert_eq!(again.months().count(), 3);
         assert_eq!(
             again.get(m(2025, 11)),
             Some(r#"{"days":{},"totals":{"views":1}}"#)
