@@ -50,8 +50,8 @@ OPS = {
     "patchCard + Idempotency-Key": (3, 0, 1),
     "listEvents 50": (1, 0, 1),       # store::events::list: one batch (feed state, page)
     "listLeads": (1, 0, 1),           # store::leads::list: one batch (count, page)
-    "views 30d": (0, 1, 1),           # store::analytics::docs: one bulk KV get (2 keys)
-    "views 365d": (0, 1, 1),          # store::analytics::docs: one bulk KV get (3 keys: 2 months + history)
+    "views 30d": (0, 1, 1),           # store::analytics::month_docs: one bulk KV get (2 keys)
+    "views 365d": (0, 1, 1),          # store::analytics::month_docs: one bulk KV get (3 keys: 2 months + history)
     # public::live_card -> store::cards::by_slug (one D1 statement); no token object, but
     # store::analytics::record_view calls the account's aggregator object after the response.
     "public page": (1, 0, 1),
