@@ -3,9 +3,7 @@
 //! `deliveries`; a queue message only says which row is due, so messages may be lost or
 //! duplicated without an event being lost or sent twice by one attempt.
 
-use std::future::{poll_fn, Future};
-use std::task::Poll;
-
+use futures_util::future::join_all;
 use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{web_sys, Env, MessageBatch, MessageExt, Result};
@@ -55,34 +53,6 @@ pub async fn consume(batch: MessageBatch<JsValue>, env: &Env) {
             }
         }
     }
-}
-
-/// Runs the futures concurrently; their outputs in order. Hand-written: futures-util's
-/// `join_all` brings its `FuturesOrdered` machinery into the wasm.
-async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
-    let mut runs: Vec<_> = futures.into_iter().map(|f| Some(Box::pin(f))).collect();
-    let mut outputs: Vec<Option<F::Output>> = runs.iter().map(|_| None).collect();
-    poll_fn(|cx| {
-        let mut pending = false;
-        for (run, output) in runs.iter_mut().zip(outputs.iter_mut()) {
-            if let Some(f) = run {
-                match f.as_mut().poll(cx) {
-                    Poll::Ready(v) => {
-                        *output = Some(v);
-                        *run = None;
-                    }
-                    Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            Poll::Pending
-        } else {
-            Poll::Ready(())
-        }
-    })
-    .await;
-    outputs.into_iter().flatten().collect()
 }
 
 async fn attempt(env: &Env, config: &Config, id: i64) -> Result<()> {

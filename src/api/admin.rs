@@ -8,6 +8,7 @@ use worker::{Request, Response};
 
 use crate::domain::account::{Account, AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
+use crate::domain::signing::same;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
 use crate::domain::time::iso8601;
 use crate::domain::token::{format_token, hash_token, Token, RANDOM_BYTES};
@@ -48,9 +49,13 @@ impl<'a> TokenOut<'a> {
     }
 }
 
-/// Compares digests so the comparison time does not depend on where the strings differ.
+/// Compares digests, equal in length, so the time depends neither on where the strings
+/// differ nor on the token's length.
 fn same_secret(given: &str, expected: &str) -> bool {
-    Sha256::digest(given.as_bytes()) == Sha256::digest(expected.as_bytes())
+    same(
+        &Sha256::digest(given.as_bytes()),
+        &Sha256::digest(expected.as_bytes()),
+    )
 }
 
 /// Failed admin-token attempts allowed per client address per minute (extensions.md 5).

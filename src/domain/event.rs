@@ -267,7 +267,7 @@ impl Event {
         }
     }
 
-    pub fn view<'a>(&'a self, base_url: &str) -> EventView<'a> {
+    pub fn view<'a>(&'a self, base_url: &'a str) -> EventView<'a> {
         let object = match &self.object {
             EventObject::Card(c) => ObjectView::Card(Box::new(c.view(base_url))),
             EventObject::DeletedCard { id, slug } => ObjectView::DeletedCard {

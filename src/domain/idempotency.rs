@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::signing::{hex, hmac_sha256};
+use super::signing::{hex, hmac_sha256, same};
 use super::validation::FieldErrors;
 
 pub const HEADER: &str = "Idempotency-Key";
@@ -136,7 +136,10 @@ pub enum Repeat {
 impl Kept {
     /// What a request by token `token_id` with this key gets.
     pub fn repeat(&self, method: &str, path: &str, digest: &str, token_id: i64) -> Repeat {
-        if self.method != method || self.path != path || self.digest != digest {
+        if self.method != method
+            || self.path != path
+            || !same(self.digest.as_bytes(), digest.as_bytes())
+        {
             return Repeat::Mismatch;
         }
         if self.holds_secret && self.token_id != Some(token_id) {

@@ -24,6 +24,31 @@ pub enum Field<T> {
     Set(T),
 }
 
+/// What an input writes to one column; the store binds it (a flag as 0/1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    Text(String),
+    Flag(bool),
+}
+
+/// The columns an input writes, in order: each column's name and what the input does to
+/// it (`Absent` leaves it alone, `Null` clears it).
+pub type Writes = Vec<(&'static str, Field<Column>)>;
+
+/// A write of a column that is set or left alone, never cleared.
+pub fn put<T>(value: Option<T>, column: impl FnOnce(T) -> Column) -> Field<Column> {
+    value.map_or(Field::Absent, |v| Field::Set(column(v)))
+}
+
+/// A write of a nullable text column.
+pub fn text(value: &Field<String>) -> Field<Column> {
+    match value {
+        Field::Absent => Field::Absent,
+        Field::Null => Field::Null,
+        Field::Set(s) => Field::Set(Column::Text(s.clone())),
+    }
+}
+
 impl<T> Field<T> {
     /// The value, when there is one.
     pub fn value(&self) -> Option<&T> {

@@ -1,28 +1,41 @@
 //! Leads: the form input, the stored record and the output shape (spec 2.2).
 
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::input::Input;
-use super::time::iso8601;
+use super::representation::{record, show};
 use super::validation::{self as v, FieldErrors, Rule};
 
-/// A lead as stored. Rows map one to one, so the store decodes them straight into it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Lead {
-    pub id: i64,
-    pub card_id: i64,
-    pub name: Option<String>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub message: Option<String>,
-    pub note: Option<String>,
-    pub source: Option<String>,
-    /// When the visitor consented (extensions.md 8); `None` when no consent was asked for.
-    pub consent_at: Option<i64>,
-    pub created_at: i64,
-    pub updated_at: i64,
+/// The lead representation (spec 2.2) without its `card`, in its field order.
+macro_rules! lead_fields {
+    ($cb:ident $($pre:tt)*) => {
+        $cb! {
+            $($pre)*
+            id: int,
+            card_id: int,
+            name: opt_text,
+            email: opt_text,
+            phone: opt_text,
+            message: opt_text,
+            note: opt_text,
+            source: opt_text,
+            // When the visitor consented (extensions.md 8); null when no consent was asked.
+            consent_at: opt_time,
+            created_at: time,
+            updated_at: time,
+        }
+    };
 }
+pub(crate) use lead_fields;
+
+lead_fields!(record
+    /// A lead as stored. Rows map one to one, so the store decodes them straight into it.
+    #[derive(Debug, Clone)]
+    Lead;
+);
+lead_fields!(show Lead;);
 
 /// getCard embeds at most this many leads, the newest (extensions.md 5); `listLeads?card_id=`
 /// pages through all of them.
@@ -38,40 +51,27 @@ pub struct CardSummary {
     pub last_name: String,
 }
 
-/// Spec 2.2, in its field order.
-#[derive(Debug, Serialize)]
+/// Spec 2.2: a lead as shown, in the order of [`lead_fields!`], with its card when given.
+#[derive(Debug)]
 pub struct LeadView<'a> {
-    pub id: i64,
-    pub card_id: i64,
-    pub name: Option<&'a str>,
-    pub email: Option<&'a str>,
-    pub phone: Option<&'a str>,
-    pub message: Option<&'a str>,
-    pub note: Option<&'a str>,
-    pub source: Option<&'a str>,
-    pub consent_at: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub card: Option<&'a CardSummary>,
+    lead: &'a Lead,
+    card: Option<&'a CardSummary>,
+}
+
+impl Serialize for LeadView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut out = s.serialize_struct("Lead", Lead::SHOWN + 1)?;
+        self.lead.show_fields("", &mut out)?;
+        if let Some(card) = self.card {
+            out.serialize_field("card", card)?;
+        }
+        out.end()
+    }
 }
 
 impl Lead {
     pub fn view<'a>(&'a self, card: Option<&'a CardSummary>) -> LeadView<'a> {
-        LeadView {
-            id: self.id,
-            card_id: self.card_id,
-            name: self.name.as_deref(),
-            email: self.email.as_deref(),
-            phone: self.phone.as_deref(),
-            message: self.message.as_deref(),
-            note: self.note.as_deref(),
-            source: self.source.as_deref(),
-            consent_at: self.consent_at.map(iso8601),
-            created_at: iso8601(self.created_at),
-            updated_at: iso8601(self.updated_at),
-            card,
-        }
+        LeadView { lead: self, card }
     }
 }
 

@@ -4,7 +4,6 @@
 pub mod account;
 pub mod analytics;
 pub mod card;
-pub mod case;
 pub mod conditional;
 pub mod config;
 pub mod design;
@@ -19,6 +18,7 @@ pub mod plan;
 pub mod principal;
 pub mod qr;
 pub mod ratelimit;
+pub mod representation;
 pub mod signing;
 pub mod slug;
 pub mod throttle;
@@ -28,3 +28,7 @@ pub mod useragent;
 pub mod validation;
 pub mod webhook;
 pub mod weburl;
+
+/// The hand-written parsers held to the crates they stand in for.
+#[cfg(test)]
+mod oracle;

@@ -1,7 +1,11 @@
-//! HMAC-SHA-256 and base64: the two primitives behind token checksums and webhook
-//! signatures (Standard Webhooks), small enough to write out rather than pull in crates.
+//! HMAC-SHA-256 (RustCrypto's `hmac`), the one constant-time comparison of secrets, and
+//! hex and base64: the primitives behind token checksums and webhook signatures
+//! (Standard Webhooks). The base64 here is held to the `base64` crate by
+//! `domain/oracle.rs`.
 
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
 
 /// HMAC-SHA-256 (RFC 2104).
 pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
@@ -10,22 +14,20 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 
 /// HMAC-SHA-256 of the concatenation of `parts`, without building it.
 pub fn hmac_sha256_parts(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
-    let mut block = [0u8; 64];
-    if key.len() > 64 {
-        block[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        block[..key.len()].copy_from_slice(key);
-    }
-    let pad = |byte: u8| block.map(|k| k ^ byte);
-    let mut inner = Sha256::new().chain_update(pad(0x36));
+    // HMAC takes a key of any length: `new_from_slice` cannot fail for it.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(key) else {
+        unreachable!("HMAC accepts keys of every length")
+    };
     for part in parts {
-        inner.update(part);
+        mac.update(part);
     }
-    Sha256::new()
-        .chain_update(pad(0x5c))
-        .chain_update(inner.finalize())
-        .finalize()
-        .into()
+    mac.finalize().into_bytes().into()
+}
+
+/// Whether two secrets or MACs are equal, in time that does not depend on where they
+/// differ (only on their lengths): every comparison of a secret in this crate uses it.
+pub fn same(a: &[u8], b: &[u8]) -> bool {
+    a.ct_eq(b).into()
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -105,6 +107,16 @@ mod tests {
             hmac_sha256_parts(b"k", &[b"a.", b"b"]),
             hmac_sha256(b"k", b"a.b")
         );
+    }
+
+    #[test]
+    fn same_compares_whole_values() {
+        assert!(same(b"", b""));
+        assert!(same(b"abc", b"abc"));
+        assert!(!same(b"abc", b"abd"));
+        assert!(!same(b"abc", b"xbc"));
+        assert!(!same(b"abc", b"ab"));
+        assert!(!same(b"ab", b"abc"));
     }
 
     #[test]

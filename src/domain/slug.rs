@@ -24,6 +24,8 @@ fn fold(c: char) -> Option<&'static str> {
         'þ' => "th",
         'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
         'ý' | 'ÿ' => "y",
+        // The dot above that lower-casing leaves after `İ` (`i̇`): part of the `i`.
+        '\u{307}' => "",
         'ź' | 'ż' | 'ž' => "z",
         'а' => "a",
         'б' => "b",
@@ -88,25 +90,25 @@ pub const MAX_BASE_LEN: usize = 80;
 pub fn base_slug(first_name: &str, last_name: &str) -> String {
     let mut out = String::new();
     let mut pending_dash = false;
-    for c in format!("{first_name} {last_name}").chars() {
-        {
-            let lc = super::case::lower(c);
-            let piece: Option<String> = if lc.is_ascii_alphanumeric() {
-                Some(lc.to_string())
-            } else {
-                fold(lc).map(str::to_string)
-            };
-            match piece {
-                Some(p) if !p.is_empty() => {
-                    if pending_dash && !out.is_empty() {
-                        out.push('-');
-                    }
-                    pending_dash = false;
-                    out.push_str(&p);
+    // Per character: `str::to_lowercase`'s final-sigma rule brings two more Unicode tables
+    // into the wasm, and `σ` and `ς` fold alike here.
+    let name = format!("{first_name} {last_name}");
+    for lc in name.chars().flat_map(char::to_lowercase) {
+        let piece: Option<String> = if lc.is_ascii_alphanumeric() {
+            Some(lc.to_string())
+        } else {
+            fold(lc).map(str::to_string)
+        };
+        match piece {
+            Some(p) if !p.is_empty() => {
+                if pending_dash && !out.is_empty() {
+                    out.push('-');
                 }
-                Some(_) => {}
-                None => pending_dash = true,
+                pending_dash = false;
+                out.push_str(&p);
             }
+            Some(_) => {}
+            None => pending_dash = true,
         }
     }
     if out.len() > MAX_BASE_LEN {
@@ -144,6 +146,8 @@ mod tests {
         assert_eq!(base_slug("ÆSA", "Øre"), "aesa-ore");
         assert_eq!(base_slug("李", "王"), "card");
         assert_eq!(base_slug("<script>", "x"), "script-x");
+        assert_eq!(base_slug("İpek", "Şahin"), "ipek-sahin");
+        assert_eq!(base_slug("ΣΟΦΊΑ", "ΟΔΥΣΣΈΑΣ"), "sofia-odysseas");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Calendar arithmetic on Unix milliseconds, so timestamps and analytics windows need no
-//! date crate in the wasm binary.
+//! date crate in the wasm binary; held to chrono by `domain/oracle.rs`.
 
 /// Milliseconds in one day.
 pub const DAY_MS: i64 = 86_400_000;

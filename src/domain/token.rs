@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 pub use super::signing::hex;
-use super::signing::hmac_sha256;
+use super::signing::{hmac_sha256, same};
 
 /// Recognisable prefix so leaked tokens can be found by secret scanners.
 pub const TOKEN_PREFIX: &str = "dbc_";
@@ -51,15 +51,11 @@ impl Scope {
 pub struct Scopes(Vec<Scope>);
 
 impl Scopes {
-    /// Sorted by insertion rather than `sort`: the slice sort's code costs 2 KB of wasm.
-    pub fn new(scopes: Vec<Scope>) -> Self {
-        let mut sorted: Vec<Scope> = Vec::with_capacity(scopes.len());
-        for s in scopes {
-            if let Err(at) = sorted.binary_search_by_key(&(s as u8), |x| *x as u8) {
-                sorted.insert(at, s);
-            }
-        }
-        Scopes(sorted)
+    /// Sorted (in declaration order) and unique.
+    pub fn new(mut scopes: Vec<Scope>) -> Self {
+        scopes.sort_unstable_by_key(|s| *s as u8);
+        scopes.dedup();
+        Scopes(scopes)
     }
 
     /// Unknown words are skipped: a scope retired later must not break old tokens.
@@ -132,11 +128,7 @@ pub fn is_minted(s: &str, pepper: &str) -> bool {
     }
     let (random_hex, given) = rest.split_at(RANDOM_HEX);
     let expected = checksum(pepper, random_hex);
-    let diff = expected
-        .bytes()
-        .zip(given.bytes())
-        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    diff == 0
+    same(expected.as_bytes(), given.as_bytes())
 }
 
 #[cfg(test)]

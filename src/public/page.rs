@@ -337,7 +337,7 @@ pub fn card_page(
     }
     h.raw("<article class=\"card\">");
     header(&mut h, &v);
-    actions(&mut h, &s, &v);
+    actions(&mut h, s, &v);
     about(&mut h, &v);
     social_links(&mut h, &v);
     h.element(
@@ -363,10 +363,10 @@ pub fn card_page(
             Form::Invalid(state) => state,
             Form::Blank | Form::Sent => &empty,
         };
-        lead_form(&mut h, &s, &v.base, lang, src, state, privacy);
+        lead_form(&mut h, s, &v.base, lang, src, state, privacy);
     }
     h.raw("</article>");
-    footer(&mut h, v.branding.then_some(&s));
+    footer(&mut h, v.branding.then_some(s));
     Rendered {
         html: h.into_string(),
         image_origins: d.image_origins(),
@@ -394,7 +394,7 @@ pub fn message_page(lang: &str, title: &str, text: Text, branding: bool) -> Stri
     h.raw("<article class=\"card\">")
         .element("p", &[("class", "ok")], s.get(text))
         .raw("</article>");
-    footer(&mut h, branding.then_some(&s));
+    footer(&mut h, branding.then_some(s));
     h.into_string()
 }
 

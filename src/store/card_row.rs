@@ -8,61 +8,68 @@ use serde_json::value::RawValue;
 
 use super::columns_of;
 use super::row::impl_row;
+use crate::domain::card::card_fields;
 use crate::domain::card::{Card, Status};
+use crate::domain::representation::stored;
 
-/// Declares [`CardRow`] and its column list from one field list, so the two cannot drift.
+/// The row type of a kind of [`card_fields!`].
+macro_rules! row_type {
+    (flag) => {
+        i64
+    };
+    (json($empty:literal)) => {
+        String
+    };
+    (status($ty:ident)) => {
+        String
+    };
+    ($kind:ident) => {
+        $crate::domain::representation::record_type!($kind)
+    };
+}
+
+/// A field of the row as the record's.
+macro_rules! decoded {
+    ($v:expr, flag) => {
+        $v != 0
+    };
+    ($v:expr, json($empty:literal)) => {
+        json($v, $empty)
+    };
+    // The schema's CHECK allows only the three; a card that reads as none of them is
+    // kept off the public surface.
+    ($v:expr, status($ty:ident)) => {
+        $ty::parse(&$v).unwrap_or($ty::Draft)
+    };
+    ($v:expr, $kind:ident) => {
+        $v
+    };
+}
+
+/// Declares [`CardRow`] (whose field list is also its column list) and its decoding from
+/// the stored fields of [`card_fields!`].
 macro_rules! card_row {
-    ($($field:ident: $ty:ty,)*) => {
+    ($($field:ident: $kind:ident $(($($arg:tt)*))? $(if $f:ident else $off:tt)?,)*) => {
         /// A card row as D1 returns it: booleans are 0/1, timestamps Unix milliseconds, the
         /// free-form objects JSON text.
         #[derive(Debug, Clone)]
         pub struct CardRow {
-            $(pub $field: $ty,)*
+            $(pub $field: row_type!($kind $(($($arg)*))?),)*
         }
 
         impl_row!(CardRow { $($field),* });
+
+        impl CardRow {
+            pub fn decode(self) -> Card {
+                Card {
+                    $($field: decoded!(self.$field, $kind $(($($arg)*))?),)*
+                }
+            }
+        }
     };
 }
 
-card_row! {
-    id: i64,
-    account_id: i64,
-    slug: String,
-    title: String,
-    first_name: String,
-    last_name: String,
-    job_title: Option<String>,
-    company: Option<String>,
-    bio: Option<String>,
-    email: Option<String>,
-    phone: Option<String>,
-    website: Option<String>,
-    booking_url: Option<String>,
-    video_url: Option<String>,
-    address: Option<String>,
-    tagline: Option<String>,
-    company_registration: Option<String>,
-    vat_id: Option<String>,
-    social_links: String,
-    design_config: String,
-    section_visibility: String,
-    template_id: Option<String>,
-    card_type: Option<String>,
-    is_public: i64,
-    is_password_protected: i64,
-    show_branding: i64,
-    show_lead_form: i64,
-    seo_title: Option<String>,
-    seo_description: Option<String>,
-    seo_indexable: i64,
-    status: String,
-    language: String,
-    translations: String,
-    published_at: Option<i64>,
-    expires_at: Option<i64>,
-    created_at: i64,
-    updated_at: i64,
-}
+card_fields!(stored card_row []);
 
 /// JSON text from our own writes is kept as is; anything unparsable (a hand-edited row)
 /// degrades to the empty value instead of failing the request.
@@ -70,52 +77,6 @@ fn json(text: String, empty: &'static str) -> Box<RawValue> {
     RawValue::from_string(text)
         .or_else(|_| RawValue::from_string(empty.to_string()))
         .unwrap_or_default()
-}
-
-impl CardRow {
-    pub fn decode(self) -> Card {
-        Card {
-            id: self.id,
-            account_id: self.account_id,
-            slug: self.slug,
-            title: self.title,
-            first_name: self.first_name,
-            last_name: self.last_name,
-            job_title: self.job_title,
-            company: self.company,
-            bio: self.bio,
-            email: self.email,
-            phone: self.phone,
-            website: self.website,
-            booking_url: self.booking_url,
-            video_url: self.video_url,
-            address: self.address,
-            tagline: self.tagline,
-            company_registration: self.company_registration,
-            vat_id: self.vat_id,
-            social_links: json(self.social_links, "[]"),
-            design_config: json(self.design_config, "{}"),
-            section_visibility: json(self.section_visibility, "{}"),
-            template_id: self.template_id,
-            card_type: self.card_type,
-            is_public: self.is_public != 0,
-            is_password_protected: self.is_password_protected != 0,
-            show_branding: self.show_branding != 0,
-            show_lead_form: self.show_lead_form != 0,
-            seo_title: self.seo_title,
-            seo_description: self.seo_description,
-            seo_indexable: self.seo_indexable != 0,
-            // The schema's CHECK allows only the three; a card that reads as none of them
-            // is kept off the public surface.
-            status: Status::parse(&self.status).unwrap_or(Status::Draft),
-            language: self.language,
-            translations: json(self.translations, "{}"),
-            published_at: self.published_at,
-            expires_at: self.expires_at,
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-        }
-    }
 }
 
 /// The columns of [`CardRow`].

@@ -16,36 +16,13 @@ use crate::domain::event::EventType;
 use crate::domain::lead::LEADS_ON_CARD;
 use crate::domain::pagination::Page;
 
-/// The columns a patch sets. Adding a card field means one line here.
+/// The columns a patch sets (`CardPatch::writes`).
 fn changes(p: &CardPatch) -> Columns {
     let mut c = Columns::default();
-    c.put("first_name", p.first_name.clone());
-    c.put("last_name", p.last_name.clone());
-    c.field("job_title", &p.job_title);
-    c.field("company", &p.company);
-    c.field("bio", &p.bio);
-    c.field("email", &p.email);
-    c.field("phone", &p.phone);
-    c.field("website", &p.website);
-    c.field("booking_url", &p.booking_url);
-    c.field("video_url", &p.video_url);
-    c.field("address", &p.address);
-    c.put("social_links", p.social_links.as_ref().map(json_text));
-    c.put("design_config", p.design_config.as_ref().map(json_text));
-    c.field("template_id", &p.template_id);
-    c.put("is_public", p.is_public);
-    c.put("show_branding", p.show_branding);
-    c.put("show_lead_form", p.show_lead_form);
-    c.field("seo_title", &p.seo_title);
-    c.field("seo_description", &p.seo_description);
-    c.put("language", p.language.clone());
-    c.put("status", p.status.map(Status::as_str));
+    for (column, write) in p.writes() {
+        c.field(column, &write);
+    }
     c
-}
-
-/// JSON text of a value the domain built (links, objects): those always serialise.
-fn json_text<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A page of the account's cards, most recently updated first, and their count;

@@ -12,24 +12,20 @@ use super::{batch, columns_of, rows_of, select, Count, SqlValue, Stmt};
 use crate::db::Db;
 use crate::domain::email_key::email_key;
 use crate::domain::event::EventType;
+use crate::domain::lead::lead_fields;
 use crate::domain::lead::{CardSummary, Lead, LeadInput};
 use crate::domain::pagination::Page;
 use crate::js::normalize;
 
+/// `impl_row!` for the record of a field list whose fields are its columns.
+macro_rules! record_row {
+    ($record:ident; $($field:ident: $kind:ident $(($($arg:tt)*))? $(if $f:ident else $off:tt)?,)*) => {
+        impl_row!($record { $($field),* });
+    };
+}
+
 // Lead rows decode into the domain's types directly: their fields are the columns.
-impl_row!(Lead {
-    id,
-    card_id,
-    name,
-    email,
-    phone,
-    message,
-    note,
-    source,
-    consent_at,
-    created_at,
-    updated_at,
-});
+lead_fields!(record_row Lead;);
 impl_row!(CardSummary {
     id,
     slug,

@@ -1,10 +1,10 @@
 //! Storage: D1 (accounts, tokens, cards, leads) and KV (analytics counters).
 //!
 //! Every D1 statement is built by a pure `*_sql` function that returns a [`Stmt`] (SQL
-//! text and its arguments) next to the async function that runs it. The native test in
-//! `sql_check.rs` runs every one of them against SQLite with the schema of `migrations/`,
-//! so a column renamed in one place and not the other fails `make test`. Column lists and
-//! row decoding (0/1 booleans, JSON text) live here, once per table. Every statement is
+//! text and its arguments) next to the async function that runs it. The native tests in
+//! `sql_check/` (one file per table) run every one of them against SQLite with the schema
+//! of `migrations/`, so a column renamed in one place and not the other fails `make test`.
+//! Column lists and row decoding (0/1 booleans, JSON text) live here, once per table. Every statement is
 //! parameterised and every tenant query carries the account id.
 
 pub mod accounts;
@@ -31,7 +31,7 @@ use worker::{D1PreparedStatement, D1Result, Result};
 use crate::db::Db;
 
 use self::row::{impl_row, Row};
-use crate::domain::input::Field;
+use crate::domain::input::{Column, Field};
 
 /// A value bound to a statement parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +63,15 @@ impl From<&str> for SqlValue {
 impl From<String> for SqlValue {
     fn from(s: String) -> Self {
         SqlValue::Text(s)
+    }
+}
+
+impl From<Column> for SqlValue {
+    fn from(c: Column) -> Self {
+        match c {
+            Column::Text(s) => s.into(),
+            Column::Flag(b) => b.into(),
+        }
     }
 }
 

@@ -8,26 +8,7 @@ use cardapi::domain::validation::Rule;
 use cardapi::public::i18n::{form_error, strings, Text};
 use serde_json::{json, Value};
 
-use crate::harness::{call, server, Resp, Server, Tenant, ADMIN_TOKEN};
-use crate::public::BROWSER;
-
-fn post(s: &Server, slug: &str, ip: &str, kind: &str, body: &str) -> Resp {
-    call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(body),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", kind),
-            ("CF-Connecting-IP", ip),
-        ],
-    )
-}
-
-fn post_json(s: &Server, slug: &str, ip: &str, body: &Value) -> Resp {
-    post(s, slug, ip, "application/json", &body.to_string())
-}
+use crate::harness::{call, post_lead, server, Lead, Resp, Server, Tenant, ADMIN_TOKEN, BROWSER};
 
 fn get(s: &Server, path: &str) -> Resp {
     call(
@@ -73,7 +54,7 @@ fn one_visitor_stores_five_leads_an_hour_per_card() {
     let mut created = 0;
     let mut refused = 0;
     for _ in 0..50 {
-        let r = post_json(s, &slug, "203.0.113.7", &lead);
+        let r = post_lead(s, &slug, Some("203.0.113.7"), Lead::Json(&lead), &[]);
         match r.status {
             201 => created += 1,
             429 => {
@@ -89,12 +70,12 @@ fn one_visitor_stores_five_leads_an_hour_per_card() {
     assert_eq!((created, refused), (5, 45));
     assert_eq!(stored(&t, id), 5, "nothing stored for a refused post");
     // A form post of the same visitor is refused with a page in the card's language.
-    let r = post(
+    let r = post_lead(
         s,
         &slug,
-        "203.0.113.7",
-        "application/x-www-form-urlencoded",
-        "name=Flood&email=flood%40example.com",
+        Some("203.0.113.7"),
+        Lead::Form("name=Flood&email=flood%40example.com"),
+        &[],
     );
     assert_eq!(r.status, 429, "{}", r.body);
     assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
@@ -105,9 +86,15 @@ fn one_visitor_stores_five_leads_an_hour_per_card() {
     );
     assert!(retry_after(&r) > 0);
     // Another visitor, and the same visitor on another card, are not affected.
-    assert_eq!(post_json(s, &slug, "203.0.113.8", &lead).status, 201);
+    assert_eq!(
+        post_lead(s, &slug, Some("203.0.113.8"), Lead::Json(&lead), &[]).status,
+        201
+    );
     let (other, other_slug) = lead_card(&t, json!({}));
-    assert_eq!(post_json(s, &other_slug, "203.0.113.7", &lead).status, 201);
+    assert_eq!(
+        post_lead(s, &other_slug, Some("203.0.113.7"), Lead::Json(&lead), &[]).status,
+        201
+    );
     assert_eq!((stored(&t, id), stored(&t, other)), (6, 1));
 }
 
@@ -124,7 +111,16 @@ fn a_card_takes_at_most_its_daily_leads() {
     let (id, slug) = lead_card(&t, json!({}));
     let lead = json!({"name": "Visitor", "email": "v@example.com"});
     let statuses: Vec<u16> = (1..=5)
-        .map(|i| post_json(&s, &slug, &format!("198.51.100.{i}"), &lead).status)
+        .map(|i| {
+            post_lead(
+                &s,
+                &slug,
+                Some(&format!("198.51.100.{i}")),
+                Lead::Json(&lead),
+                &[],
+            )
+            .status
+        })
         .collect();
     assert_eq!(
         statuses,
@@ -132,7 +128,7 @@ fn a_card_takes_at_most_its_daily_leads() {
         "distinct visitors, one card"
     );
     assert_eq!(stored(&t, id), 3);
-    let r = post_json(&s, &slug, "198.51.100.9", &lead);
+    let r = post_lead(&s, &slug, Some("198.51.100.9"), Lead::Json(&lead), &[]);
     assert!(
         (1..=86_400).contains(&retry_after(&r)),
         "until the next UTC day"
@@ -146,44 +142,38 @@ fn cross_site_and_text_plain_posts_store_nothing() {
     let t = s.tenant(&["cards:write", "leads:read"]);
     let (id, slug) = lead_card(&t, json!({}));
     let form = "name=Csrf&email=csrf%40example.com";
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(form),
-        &[
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("Origin", "https://evil.example"),
-            ("CF-Connecting-IP", "192.0.2.10"),
-        ],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.10"),
+        Lead::Form(form),
+        &[("Origin", "https://evil.example")],
     );
     r.assert_error(403);
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(form),
-        &[
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("Sec-Fetch-Site", "cross-site"),
-            ("CF-Connecting-IP", "192.0.2.10"),
-        ],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.10"),
+        Lead::Form(form),
+        &[("Sec-Fetch-Site", "cross-site")],
     );
     r.assert_error(403);
-    post(s, &slug, "192.0.2.10", "text/plain", form).assert_error(415);
+    post_lead(
+        s,
+        &slug,
+        Some("192.0.2.10"),
+        Lead::Typed("text/plain", form),
+        &[],
+    )
+    .assert_error(415);
     assert_eq!(stored(&t, id), 0);
     // The card's own page may post.
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(form),
-        &[
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("Origin", &s.base),
-            ("Sec-Fetch-Site", "same-origin"),
-            ("CF-Connecting-IP", "192.0.2.10"),
-        ],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.10"),
+        Lead::Form(form),
+        &[("Origin", &s.base), ("Sec-Fetch-Site", "same-origin")],
     );
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(stored(&t, id), 1);
@@ -196,11 +186,12 @@ fn get_card_embeds_the_100_newest_leads() {
     let (id, slug) = lead_card(&t, json!({}));
     for i in 0..105 {
         let ip = format!("100.64.{}.{}", i / 5, i % 5);
-        let r = post_json(
+        let r = post_lead(
             s,
             &slug,
-            &ip,
-            &json!({"name": format!("Lead {i}"), "email": "l@example.com"}),
+            Some(&ip),
+            Lead::Json(&json!({"name": format!("Lead {i}"), "email": "l@example.com"})),
+            &[],
         );
         assert_eq!(r.status, 201, "{}", r.body);
     }
@@ -237,7 +228,7 @@ fn plans_bite_at_once_and_upgrades_restore() {
     assert!(page.contains("<footer>"), "branding shows");
     assert!(!page.contains("/go/video"), "no video");
     assert_eq!(get(s, &format!("/c/{slug}/go/video")).status, 404);
-    post_json(s, &slug, "192.0.2.20", &lead).assert_error(404);
+    post_lead(s, &slug, Some("192.0.2.20"), Lead::Json(&lead), &[]).assert_error(404);
     assert_eq!(stored(&t, id), 0);
     let card = t.get(&format!("/cards/{id}")).json()["data"].clone();
     assert_eq!(card["show_lead_form"], false);
@@ -260,7 +251,10 @@ fn plans_bite_at_once_and_upgrades_restore() {
     assert_eq!(card["show_lead_form"], true);
     assert_eq!(card["show_branding"], false);
     assert_eq!(card["video_url"], "https://video.example/1");
-    assert_eq!(post_json(s, &slug, "192.0.2.20", &lead).status, 201);
+    assert_eq!(
+        post_lead(s, &slug, Some("192.0.2.20"), Lead::Json(&lead), &[]).status,
+        201
+    );
 }
 
 /// Files of one Durable Object class in a server's local state.
@@ -427,12 +421,12 @@ fn form_errors_speak_the_pages_language() {
     let s = server();
     let t = s.tenant(&["cards:write"]);
     let (_, slug) = lead_card(&t, json!({"language": "de"}));
-    let r = post(
+    let r = post_lead(
         s,
         &slug,
-        "192.0.2.30",
-        "application/x-www-form-urlencoded",
-        "name=&email=kaputt",
+        Some("192.0.2.30"),
+        Lead::Form("name=&email=kaputt"),
+        &[],
     );
     assert_eq!(r.status, 422, "{}", r.body);
     let de = strings("de");

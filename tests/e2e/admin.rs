@@ -2,8 +2,7 @@
 
 use serde_json::json;
 
-use crate::harness::{server, Server, ALL_SCOPES};
-use crate::webhooks::post_lead;
+use crate::harness::{post_lead, server, visitor, Lead, Server, ALL_SCOPES};
 
 #[test]
 fn admin_requires_the_admin_token() {
@@ -157,7 +156,17 @@ fn deleting_an_account_removes_it_its_tokens_cards_and_pages() {
     let other = s.tenant(&ALL_SCOPES);
     let card = t.card(json!({"first_name": "Gone", "last_name": "Soon", "show_lead_form": true}));
     let slug = card["slug"].as_str().unwrap().to_string();
-    assert_eq!(post_lead(s, &slug, "198.51.100.77", 1).status, 201);
+    assert_eq!(
+        post_lead(
+            s,
+            &slug,
+            Some("198.51.100.77"),
+            Lead::Json(&visitor(1)),
+            &[]
+        )
+        .status,
+        201
+    );
     assert_eq!(s.call("GET", &format!("/c/{slug}"), None, None).status, 200);
 
     let r = s.admin("DELETE", &format!("/accounts/{}", t.account), None);

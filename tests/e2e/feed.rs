@@ -7,8 +7,9 @@ use std::thread;
 
 use serde_json::{json, Value};
 
-use crate::harness::{call, server, Resp, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES};
-use crate::public::BROWSER;
+use crate::harness::{
+    call, post_lead, server, Lead, Resp, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES,
+};
 
 fn events(t: &Tenant, query: &str) -> Value {
     let r = t.get(&format!("/events{query}"));
@@ -64,12 +65,12 @@ fn every_change_appends_its_event_in_order() {
     let slug = created["slug"].as_str().unwrap().to_string();
     let r = t.send("PATCH", &format!("/cards/{id}"), &json!({"bio": "Edited"}));
     let updated = r.json()["data"].clone();
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(&json!({"name": "Grace", "email": "grace@example.com"}).to_string()),
-        &[("User-Agent", BROWSER), ("CF-Connecting-IP", "192.0.2.50")],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.50"),
+        Lead::Json(&json!({"name": "Grace", "email": "grace@example.com"})),
+        &[],
     );
     assert_eq!(r.status, 201, "{}", r.body);
     assert_eq!(
@@ -383,14 +384,7 @@ fn events_past_retention_give_410() {
         .to_string();
     let before_all = "cur_0";
     std::thread::sleep(std::time::Duration::from_millis(20));
-    let r = call(
-        "GET",
-        &format!("{}/__scheduled?cron=17+3+*+*+*", s.base),
-        None,
-        None,
-        &[],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    s.cron("17 3 * * *");
     let v = t
         .get(&format!("/events?after={before_all}"))
         .assert_error(410);
@@ -448,12 +442,12 @@ fn lists_take_updated_since() {
         assert!(v["errors"]["updated_since"].is_array(), "{bad}");
     }
     let slug = a["slug"].as_str().unwrap();
-    let r = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(&json!({"name": "L", "email": "l@example.com"}).to_string()),
-        &[("User-Agent", BROWSER), ("CF-Connecting-IP", "192.0.2.51")],
+    let r = post_lead(
+        s,
+        &slug,
+        Some("192.0.2.51"),
+        Lead::Json(&json!({"name": "L", "email": "l@example.com"})),
+        &[],
     );
     assert_eq!(r.status, 201);
     let leads = t.get(&format!("/leads?updated_since={since}")).json();

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub const ADMIN_TOKEN: &str = "e2e-admin-token";
+/// A desktop browser's User-Agent: what the public pages and the lead form see from a
+/// person (the analytics count it as one).
+pub const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 /// The key of the tokens' checksum in every test server.
 pub const TOKEN_PEPPER: &str = "e2e-token-pepper";
 
@@ -168,6 +171,14 @@ impl Server {
             .and_then(|r| r["results"].as_array())
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Runs the cron handler for `cron` (`"* * * * *"`: every minute; `"17 3 * * *"`:
+    /// daily), as the platform would; `wrangler dev` fires no trigger by itself.
+    pub fn cron(&self, cron: &str) {
+        let path = format!("/__scheduled?cron={}", cron.replace(' ', "+"));
+        let r = self.call("GET", &path, None, None);
+        assert_eq!(r.status, 200, "{cron}: {}", r.body);
     }
 
     /// Stops `wrangler dev` (its whole process group) and waits until the port is closed.
@@ -508,4 +519,51 @@ fn call_once(
         headers,
         body,
     }
+}
+
+/// The body of a post to a card's lead form.
+pub enum Lead<'a> {
+    /// JSON, as scripts and integrations post (`201` with a message).
+    Json(&'a Value),
+    /// The page's own form, `application/x-www-form-urlencoded` (`303` back to the page).
+    Form(&'a str),
+    /// Any other content type, with the body as written.
+    Typed(&'a str, &'a str),
+}
+
+/// A visitor's post to a card's lead form, `POST /c/{slug}/leads`, with a browser's
+/// User-Agent: the one way the e2e tests post leads. `ip` is the visitor
+/// (`CF-Connecting-IP`, as the edge sets it; `None`: the dev server's one address, which
+/// the per-visitor limit counts across tests); `headers` are added (`Origin`, ...).
+pub fn post_lead(
+    s: &Server,
+    slug: &str,
+    ip: Option<&str>,
+    body: Lead,
+    headers: &[(&str, &str)],
+) -> Resp {
+    let json;
+    let (kind, text) = match body {
+        Lead::Json(v) => {
+            json = v.to_string();
+            ("application/json", json.as_str())
+        }
+        Lead::Form(f) => ("application/x-www-form-urlencoded", f),
+        Lead::Typed(kind, text) => (kind, text),
+    };
+    let mut all = vec![("User-Agent", BROWSER), ("Content-Type", kind)];
+    all.extend(ip.map(|ip| ("CF-Connecting-IP", ip)));
+    all.extend_from_slice(headers);
+    call(
+        "POST",
+        &format!("{}/c/{slug}/leads", s.base),
+        None,
+        Some(text),
+        &all,
+    )
+}
+
+/// The `n`th numbered visitor's lead: `Visitor n`, `vn@example.com`.
+pub fn visitor(n: usize) -> Value {
+    json!({"name": format!("Visitor {n}"), "email": format!("v{n}@example.com")})
 }

@@ -14,7 +14,7 @@ fn card_with_leads(t: &Tenant, n: usize) -> (i64, String) {
     let slug = c["slug"].as_str().unwrap().to_string();
     for i in 0..n {
         let r = post_json(
-            &format!("/c/{slug}/leads"),
+            &slug,
             &json!({"name": format!("L{i}"), "email": format!("l{i}@example.com")}),
         );
         assert_eq!(r.status, 201, "{}", r.body);

@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::harness::{call, server, Server, ADMIN_TOKEN, ALL_SCOPES};
-use crate::public::BROWSER;
+use crate::harness::{call, post_lead, server, Lead, Server, ADMIN_TOKEN, ALL_SCOPES};
 
 /// The JSON log lines the server printed so far.
 fn log_lines(s: &Server) -> (String, Vec<Value>) {
@@ -32,16 +31,12 @@ fn one_log_line_per_request_without_tokens_addresses_or_lead_data() {
     let request_id = got.header("x-request-id").unwrap().to_string();
     let secret_email = "log.line.person@example.com";
     let ip = "198.51.100.231";
-    let r = call(
-        "POST",
-        &format!("{}/c/{}/leads", s.base, card["slug"].as_str().unwrap()),
-        None,
-        Some(&json!({"name": "Lorna Logged", "email": secret_email}).to_string()),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/json"),
-            ("CF-Connecting-IP", ip),
-        ],
+    let r = post_lead(
+        s,
+        card["slug"].as_str().unwrap(),
+        Some(ip),
+        Lead::Json(&json!({"name": "Lorna Logged", "email": secret_email})),
+        &[],
     );
     assert_eq!(r.status, 201);
     let lead_request = r.header("x-request-id").unwrap().to_string();
@@ -252,14 +247,39 @@ fn make_seed_fills_a_realistic_service() {
             thread::sleep(Duration::from_millis(300));
         }
     };
-    // One line per settled month: `YYYY-MM {summary}`.
+    // A JSON document, one summary per settled month: `{"months":{"YYYY-MM":{...}}}`.
     let history = String::from_utf8(wrangler(&["get", &history_key])).unwrap();
-    let months = history
-        .lines()
-        .filter(|l| l.len() > 8 && l.as_bytes()[7] == b' ' && l[8..].starts_with('{'))
+    let doc: Value = serde_json::from_str(&history).expect("a JSON history");
+    let months = doc["months"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(m, summary)| m.len() == 7 && m.as_bytes()[4] == b'-' && summary.is_object())
         .count();
     assert!(months >= 10, "{history}");
     assert_eq!(get("/analytics/views?period=365d")["data"], year);
+    // A history stored before the JSON document (one `YYYY-MM {summary}` line per month,
+    // as deployed KV still holds) is read as before and answers the same.
+    let lines: String = doc["months"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(m, summary)| format!("{m} {summary}\n"))
+        .collect();
+    wrangler(&["put", &history_key, &lines]);
+    assert_eq!(
+        String::from_utf8(wrangler(&["get", &history_key])).unwrap(),
+        lines
+    );
+    assert_eq!(get("/analytics/views?period=365d")["data"], year);
+    // It held every settled month: no reader rewrote it (a reader that could not read it
+    // would have read the months in full and stored a JSON history after answering).
+    thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        String::from_utf8(wrangler(&["get", &history_key])).unwrap(),
+        lines,
+        "the line history was not read"
+    );
     let year_clicks = get("/analytics/clicks?period=365d")["data"].clone();
     assert_eq!(get("/analytics/clicks?period=365d")["data"], year_clicks);
     // Every card URL printed opens.

@@ -8,9 +8,8 @@ use std::time::Duration;
 use cardapi::domain::time::parse_iso8601;
 use serde_json::{json, Value};
 
-use crate::harness::{call, Resp, Server, Tenant, ADMIN_TOKEN};
-use crate::public::BROWSER;
-use crate::webhooks::{deliveries, hooks_server, post_lead, subscribe, Receiver, WAIT};
+use crate::harness::{call, post_lead, visitor, Lead, Resp, Server, Tenant, ADMIN_TOKEN};
+use crate::webhooks::{deliveries, hooks_server, subscribe, Receiver, WAIT};
 
 const SCOPES: [&str; 5] = [
     "cards:write",
@@ -28,17 +27,7 @@ fn post_person(s: &Server, slug: &str, ip: &str, who: &Person, extra: Value) -> 
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
         b.extend(e.clone());
     }
-    call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(&body.to_string()),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/json"),
-            ("CF-Connecting-IP", ip),
-        ],
-    )
+    post_lead(s, slug, Some(ip), Lead::Json(&body), &[])
 }
 
 struct Person {
@@ -238,7 +227,10 @@ fn erase_by_address_takes_every_lead_of_it_in_any_case() {
         let r = post_person(s, slug, &format!("198.51.100.{}", 40 + i), p, json!({}));
         assert_eq!(r.status, 201, "{}", r.body);
     }
-    assert_eq!(post_lead(s, slug, "198.51.100.50", 7).status, 201);
+    assert_eq!(
+        post_lead(s, slug, Some("198.51.100.50"), Lead::Json(&visitor(7)), &[]).status,
+        201
+    );
 
     // Find: listLeads?email= matches the address in any case.
     let found = leads_of(&t, "?email=SAM.TWICE%40example.com");
@@ -447,14 +439,7 @@ fn leads_without_a_key_are_keyed_before_a_match_and_by_the_cron() {
     s.d1(unkey);
     assert_eq!(s.d1(unkeyed), vec![json!({"n": 2})]);
     let s = s.restart("email-keys-3");
-    let r = call(
-        "GET",
-        &format!("{}/__scheduled?cron=*+*+*+*+*", s.base),
-        None,
-        None,
-        &[],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    s.cron("* * * * *");
     s.stop();
     assert_eq!(s.d1(unkeyed), vec![json!({"n": 0})], "the cron keyed them");
     assert_eq!(
@@ -520,14 +505,7 @@ fn retention_erases_old_leads_and_keeps_new_ones() {
         post_person(s, slug, "198.51.100.61", &new, json!({})).status,
         201
     );
-    let r = call(
-        "GET",
-        &format!("{}/__scheduled?cron=*+*+*+*+*", s.base),
-        None,
-        None,
-        &[],
-    );
-    assert_eq!(r.status, 200, "{}", r.body);
+    s.cron("* * * * *");
     let list = leads_of(&t, "");
     assert_eq!(list["meta"]["total"], 1, "{list}");
     assert_eq!(list["data"][0]["email"], new.email);
@@ -617,16 +595,12 @@ fn with_a_privacy_policy_no_lead_without_consent() {
     let e =
         post_person(s, slug, "198.51.100.71", &who, json!({"consent": false})).assert_error(422);
     assert!(e["errors"]["consent"].is_array());
-    let form = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some("name=Cora&email=cora%40example.com&lang=de"),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("CF-Connecting-IP", "198.51.100.72"),
-        ],
+    let form = post_lead(
+        s,
+        slug,
+        Some("198.51.100.72"),
+        Lead::Form("name=Cora&email=cora%40example.com&lang=de"),
+        &[],
     );
     assert_eq!(form.status, 422);
     assert!(form.body.contains("name=\"consent\""));
@@ -636,16 +610,12 @@ fn with_a_privacy_policy_no_lead_without_consent() {
     // With consent: stored, with the moment of consent.
     let r = post_person(s, slug, "198.51.100.73", &who, json!({"consent": true}));
     assert_eq!(r.status, 201, "{}", r.body);
-    let form = call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some("name=Cora&email=cora%40example.com&consent=1"),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-            ("CF-Connecting-IP", "198.51.100.74"),
-        ],
+    let form = post_lead(
+        s,
+        slug,
+        Some("198.51.100.74"),
+        Lead::Form("name=Cora&email=cora%40example.com&consent=1"),
+        &[],
     );
     assert_eq!(form.status, 303, "{}", form.body);
     let list = leads_of(&t, "");

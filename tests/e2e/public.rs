@@ -5,9 +5,8 @@ use cardapi::domain::validation::Rule;
 use cardapi::public::i18n::{form_error, strings, Text};
 use serde_json::{json, Value};
 
-use crate::harness::{call, server, Resp, Tenant};
+use crate::harness::{call, post_lead, server, Lead, Resp, Tenant, BROWSER};
 
-pub const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const HOSTILE: &str = "<script>alert(1)</script>\"'><img src=x onerror=alert(1)>";
 
 fn get(path: &str) -> Resp {
@@ -20,27 +19,14 @@ fn get(path: &str) -> Resp {
     )
 }
 
-pub fn post_form(path: &str, body: &str) -> Resp {
-    call(
-        "POST",
-        &format!("{}{path}", server().base),
-        None,
-        Some(body),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ],
-    )
+/// The lead form of `slug` on the shared server, posted as the page's form.
+fn post_form(slug: &str, body: &str) -> Resp {
+    post_lead(server(), slug, None, Lead::Form(body), &[])
 }
 
-pub fn post_json(path: &str, body: &Value) -> Resp {
-    call(
-        "POST",
-        &format!("{}{path}", server().base),
-        None,
-        Some(&body.to_string()),
-        &[("User-Agent", BROWSER)],
-    )
+/// The lead form of `slug` on the shared server, posted as JSON.
+pub fn post_json(slug: &str, body: &Value) -> Resp {
+    post_lead(server(), slug, None, Lead::Json(body), &[])
 }
 
 fn writer() -> Tenant<'static> {
@@ -159,7 +145,7 @@ fn hostile_input_stays_inert() {
     // Form re-render escapes what the visitor typed.
     let lead = t.card(json!({"first_name": "L", "last_name": "F", "show_lead_form": true}));
     let r = post_form(
-        &format!("/c/{}/leads", lead["slug"].as_str().unwrap()),
+        lead["slug"].as_str().unwrap(),
         "name=%3Cscript%3Ex%3C%2Fscript%3E&email=bad",
     );
     assert_html(&r, 422);
@@ -515,7 +501,7 @@ fn lead_form_posts_store_leads_with_their_source() {
         .body
         .contains("name=\"src\" value=\"qr\""));
     let r = post_form(
-        &format!("/c/{slug}/leads"),
+        &slug,
         "name=Grace+Hopper&email=grace%40example.com&phone=%2B1+555&message=Hello%21&src=qr",
     );
     // 303 back to the page (extensions.md 5): a reload of what the browser shows then is a
@@ -527,10 +513,7 @@ fn lead_form_posts_store_leads_with_their_source() {
     assert_html(&page, 200);
     assert!(page.body.contains(strings("en").get(Text::Thanks)));
     assert!(page.body.contains("role=\"status\""));
-    let r = post_json(
-        &format!("/c/{slug}/leads"),
-        &json!({"name": "Alan", "email": "alan@example.com"}),
-    );
+    let r = post_json(&slug, &json!({"name": "Alan", "email": "alan@example.com"}));
     assert_eq!(r.status, 201, "{}", r.body);
     // The visitor learns nothing of the stored lead, its id included: no Location either,
     // as a lead has no public URL (openapi.json, the Location header).
@@ -561,19 +544,18 @@ fn lead_form_validation_honeypot_and_switch() {
         c["id"].as_i64().unwrap(),
         c["slug"].as_str().unwrap().to_string(),
     );
-    let path = format!("/c/{slug}/leads");
-    let v = post_json(&path, &json!({"email": "nope"})).assert_error(422);
+    let v = post_json(&slug, &json!({"email": "nope"})).assert_error(422);
     assert_eq!(v["errors"]["name"], json!(["The name field is required."]));
     assert_eq!(
         v["errors"]["email"],
         json!(["The email field must be a valid email address."])
     );
     post_json(
-        &path,
+        &slug,
         &json!({"name": "x", "email": "a@b.co", "phone": "call me"}),
     )
     .assert_error(422);
-    let r = post_form(&path, "name=Kept+Name&email=");
+    let r = post_form(&slug, "name=Kept+Name&email=");
     assert_html(&r, 422);
     // Worded for visitors in the page's language (extensions.md 5), not the API's wording.
     let required = form_error("en", Rule::Required, strings("en").get(Text::Email)).unwrap();
@@ -581,12 +563,12 @@ fn lead_form_validation_honeypot_and_switch() {
     assert!(r.body.contains("value=\"Kept Name\""));
     // A bot fills the honeypot: it sees success, nothing is stored.
     let r = post_form(
-        &path,
+        &slug,
         "name=Bot&email=bot%40example.com&company_website=http%3A%2F%2Fspam",
     );
     assert_eq!(r.status, 303);
     let r = post_json(
-        &path,
+        &slug,
         &json!({"name": "Bot", "email": "bot@example.com", "company_website": "x"}),
     );
     assert_eq!(r.status, 201);
@@ -600,8 +582,8 @@ fn lead_form_validation_honeypot_and_switch() {
         &format!("/cards/{id}"),
         &json!({"show_lead_form": false}),
     );
-    assert_html(&post_form(&path, "name=A&email=a%40b.co"), 404);
-    post_json(&path, &json!({"name": "A", "email": "a@b.co"})).assert_error(404);
+    assert_html(&post_form(&slug, "name=A&email=a%40b.co"), 404);
+    post_json(&slug, &json!({"name": "A", "email": "a@b.co"})).assert_error(404);
     assert_eq!(
         t.get(&format!("/leads?card_id={id}")).json()["meta"]["total"],
         0

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use cardapi::domain::signing::{base64, base64_decode, hmac_sha256};
 use serde_json::{json, Value};
 
-use crate::harness::{call, Resp, Server, Tenant};
-use crate::public::BROWSER;
+use crate::harness::{call, post_lead, visitor, Lead, Server, Tenant};
 
 const ADMIN: &str = "e2e-webhooks-admin";
 const HOOK_SCOPES: [&str; 3] = ["cards:write", "leads:read", "webhooks:write"];
@@ -223,21 +222,6 @@ pub fn subscribe(t: &Tenant, url: &str, events: Value) -> (i64, String) {
     )
 }
 
-pub fn post_lead(s: &Server, slug: &str, ip: &str, n: usize) -> Resp {
-    let body = json!({"name": format!("Visitor {n}"), "email": format!("v{n}@example.com")});
-    call(
-        "POST",
-        &format!("{}/c/{slug}/leads", s.base),
-        None,
-        Some(&body.to_string()),
-        &[
-            ("User-Agent", BROWSER),
-            ("Content-Type", "application/json"),
-            ("CF-Connecting-IP", ip),
-        ],
-    )
-}
-
 pub fn deliveries(t: &Tenant, hook: i64) -> Vec<Value> {
     let r = t.get(&format!("/webhooks/{hook}/deliveries?per_page=100"));
     assert_eq!(r.status, 200, "{}", r.body);
@@ -417,7 +401,10 @@ fn deliveries_are_signed_and_filtered_by_type() {
     let (all_hook, all_secret) = subscribe(&t, &rx.url("/all"), json!(["*"]));
     let card = t.card(json!({"first_name": "Ada", "last_name": "Hook", "show_lead_form": true}));
     let slug = card["slug"].as_str().unwrap();
-    assert_eq!(post_lead(s, slug, "198.51.100.1", 1).status, 201);
+    assert_eq!(
+        post_lead(s, slug, Some("198.51.100.1"), Lead::Json(&visitor(1)), &[]).status,
+        201
+    );
 
     let all = rx.wait_for("/all", 2, WAIT);
     assert_eq!(all.len(), 2, "{all:?}");
@@ -814,7 +801,14 @@ fn fifty_concurrent_leads_arrive_as_fifty_distinct_events() {
         .map(|i| {
             let slug = slug.clone();
             thread::spawn(move || {
-                post_lead(hooks_server(), &slug, &format!("203.0.113.{i}"), i).status
+                post_lead(
+                    hooks_server(),
+                    &slug,
+                    Some(&format!("203.0.113.{i}")),
+                    Lead::Json(&visitor(i)),
+                    &[],
+                )
+                .status
             })
         })
         .collect();
@@ -873,14 +867,7 @@ fn an_event_committed_but_never_enqueued_is_still_delivered() {
     thread::sleep(Duration::from_secs(8));
     let start = Instant::now();
     while rx.hits_at("/fault").is_empty() && start.elapsed() < Duration::from_secs(30) {
-        let r = call(
-            "GET",
-            &format!("{}/__scheduled?cron=*+*+*+*+*", s.base),
-            None,
-            None,
-            &[],
-        );
-        assert_eq!(r.status, 200, "{}", r.body);
+        s.cron("* * * * *");
         thread::sleep(Duration::from_secs(1));
     }
     let hits = rx.wait_for("/fault", 1, WAIT);
@@ -1094,7 +1081,14 @@ fn a_webhook_carries_only_events_its_token_may_read() {
     let card =
         full.card(json!({"first_name": "Scope", "last_name": "Kept", "show_lead_form": true}));
     assert_eq!(
-        post_lead(s, card["slug"].as_str().unwrap(), "198.51.100.77", 1).status,
+        post_lead(
+            s,
+            card["slug"].as_str().unwrap(),
+            Some("198.51.100.77"),
+            Lead::Json(&visitor(1)),
+            &[]
+        )
+        .status,
         201
     );
     let lead_event = rx.wait_for("/leads", 1, WAIT)[0]
@@ -1194,8 +1188,14 @@ fn an_account_without_api_access_gets_no_deliveries_until_it_returns() {
         assert_eq!(r.status, 200, "{}", r.body);
     };
     access(false);
-    assert_eq!(post_lead(s, slug, "198.51.100.91", 1).status, 201);
-    assert_eq!(post_lead(s, slug, "198.51.100.91", 2).status, 201);
+    assert_eq!(
+        post_lead(s, slug, Some("198.51.100.91"), Lead::Json(&visitor(1)), &[]).status,
+        201
+    );
+    assert_eq!(
+        post_lead(s, slug, Some("198.51.100.91"), Lead::Json(&visitor(2)), &[]).status,
+        201
+    );
     thread::sleep(Duration::from_secs(4));
     assert!(
         rx.hits_at("/paused-plan").is_empty(),

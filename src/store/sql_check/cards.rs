@@ -1,0 +1,118 @@
+//! Cards: create (every field), the slug suffix, the limit, update, reads, delete.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::domain::card::{Card, CardInput, CardPatch};
+use crate::domain::pagination::Page;
+use crate::store::accounts::AccountRow;
+use crate::store::card_row::CardRow;
+use crate::store::cards;
+use crate::store::views::{card_args, JsonText};
+use crate::store::Count;
+
+/// Creates the account's cards (the limit of 2 reached); the first.
+pub(super) fn created(db: &mut Db, acc: i64, now: i64) -> Card {
+    // Cards: create (every field), the slug suffix, the limit, update, reads.
+    let mut input = CardInput::parse(&obj(full_card())).expect("valid card");
+    input.apply_plan(ALL);
+    let create = |limit| cards::create_sql(acc, &input, "ada-lovelace", "Ada Lovelace", limit, now);
+    let rows = db.exec("cards::create_sql", &create(2));
+    let card = one::<CardRow>("cards::create_sql", rows).decode();
+    assert_eq!(card.slug, "ada-lovelace");
+    assert_eq!(card.language, "de");
+    assert!(!card.show_branding);
+    assert_eq!(
+        serde_json::from_str::<Value>(card.social_links.get()).expect("json"),
+        json!([{"platform": "github", "url": "ada", "label": "Code"}])
+    );
+    let rows = db.exec("cards::create_sql", &create(2));
+    assert_eq!(
+        one::<CardRow>("cards::create_sql", rows).slug,
+        "ada-lovelace-2"
+    );
+    let rows = db.exec("cards::create_sql", &create(2));
+    assert!(rows.is_empty(), "the limit of 2 holds");
+
+    let mut patch = CardPatch::parse(&obj(full_card())).expect("valid patch");
+    patch.apply_plan(ALL);
+    let mut patch_nulls = CardPatch::parse(&obj(json!({
+        "job_title": null, "company": "", "bio": null, "email": null, "phone": null,
+        "website": null, "booking_url": null, "video_url": null, "address": null,
+        "social_links": null, "design_config": null, "template_id": null,
+        "seo_title": null, "seo_description": null, "status": "draft"})))
+    .expect("valid patch");
+    patch_nulls.apply_plan(ALL);
+    for p in [&patch, &patch_nulls] {
+        let rows = db.exec(
+            "cards::update_sql",
+            &cards::update_sql(acc, card.id, p, now),
+        );
+        let updated = one::<CardRow>("cards::update_sql", rows).decode();
+        assert!(updated.updated_at > card.updated_at);
+    }
+    let rows = db.exec(
+        "cards::update_sql",
+        &cards::update_sql(acc + 1, card.id, &patch, now),
+    );
+    assert!(rows.is_empty(), "another account's card is not updated");
+
+    let [count, page] = <[Vec<Value>; 2]>::try_from(db.batch(
+        "cards::list_sql",
+        &cards::list_sql(acc, None, Page::from_query(None, None), card_args("", ALL)),
+    ))
+    .expect("two statements");
+    assert_eq!(one::<Count>("cards::list_sql", count).n, 2);
+    let page = one::<JsonText>("cards::list_sql", page).json;
+    let items: Vec<Value> = serde_json::from_str(&format!("[{page}]")).expect("JSON objects");
+    let ids: Vec<_> = items.iter().map(|c| c["id"].clone()).collect();
+    assert_eq!(ids.len(), 2, "the page is the cards' JSON, comma-separated");
+    let order: Vec<Value> = db
+        .conn
+        .prepare("SELECT id FROM cards WHERE account_id = ? ORDER BY updated_at DESC, id DESC")
+        .and_then(|mut s| {
+            s.query_map([acc], |r| r.get::<_, i64>(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .expect("ids")
+        .into_iter()
+        .map(Value::from)
+        .collect::<Vec<_>>();
+    assert_eq!(ids, order, "most recently updated first");
+    let [_, empty] = <[Vec<Value>; 2]>::try_from(db.batch(
+        "cards::list_sql",
+        &cards::list_sql(
+            acc + 1,
+            None,
+            Page::from_query(None, None),
+            card_args("", ALL),
+        ),
+    ))
+    .expect("two statements");
+    assert!(
+        empty.is_empty(),
+        "an empty page is no row, not an empty text: {empty:?}"
+    );
+    let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
+    assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
+    let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(
+        db.batch("cards::by_slug_sql", &cards::by_slug_sql("ada-lovelace")),
+    )
+    .expect("two statements");
+    assert_eq!(one::<CardRow>("cards::by_slug_sql", card_rows).id, card.id);
+    assert_eq!(
+        one::<AccountRow>("cards::by_slug_sql", account_rows).id,
+        acc
+    );
+    card
+}
+
+/// Deletes the card (its leads with it).
+pub(super) fn deleted(db: &mut Db, acc: i64, card_id: i64) {
+    // Deletes and revokes last.
+    let [_, deleted] = <[Vec<Value>; 2]>::try_from(
+        db.batch("cards::delete_sql", &cards::delete_sql(acc, card_id)),
+    )
+    .expect("two statements");
+    assert_eq!(deleted.len(), 1);
+}

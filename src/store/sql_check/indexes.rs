@@ -1,0 +1,91 @@
+//! The lists range over their indexes.
+
+use super::Stmt;
+use super::*;
+use crate::domain::event::EventType;
+use crate::domain::pagination::Page;
+use crate::store::erasure::LeadSet;
+use crate::store::leads::LeadFilter;
+use crate::store::views::card_args;
+use crate::store::{cards, erasure, events, leads, outbox, webhooks};
+
+#[test]
+fn lists_range_over_their_indexes() {
+    let mut db = Db::new();
+    let page = Page::from_query(None, None);
+    let plans = [
+        cards::list_sql(1, None, page, card_args("", ALL)),
+        cards::list_sql(1, Some(5), page, card_args("", ALL)),
+        leads::list_sql(1, &LeadFilter::default(), page),
+        leads::list_sql(
+            1,
+            &LeadFilter {
+                since: Some(5),
+                ..LeadFilter::default()
+            },
+            page,
+        ),
+        leads::list_sql(
+            1,
+            &LeadFilter {
+                card: Some(2),
+                ..LeadFilter::default()
+            },
+            page,
+        ),
+        leads::list_sql(
+            1,
+            &LeadFilter {
+                email: Some("a@b.example".into()),
+                ..LeadFilter::default()
+            },
+            page,
+        ),
+        erasure::erase_sql(1, LeadSet::One(3), 5),
+        erasure::erase_sql(1, LeadSet::Email("a@b.example"), 5),
+        vec![leads::missing_keys_sql(Some(1), 100)],
+        vec![leads::missing_keys_sql(None, 100)],
+        vec![leads::set_key_sql(1, "a@b.example")],
+        erasure::erase_sql(
+            1,
+            LeadSet::Expired {
+                cutoff: 5,
+                limit: 100,
+            },
+            5,
+        ),
+        events::list_sql(1, 0, &[EventType::CardCreated], 10),
+        webhooks::list_sql(1, page),
+        webhooks::deliveries_sql(1, 2, page),
+        vec![outbox::overdue_sql(1_000_000, 60_000, 100)],
+    ];
+    for stmts in plans {
+        for stmt in stmts {
+            let explained = Stmt::new(
+                format!("EXPLAIN QUERY PLAN {}", stmt.sql),
+                stmt.args.clone(),
+            );
+            let plan: Vec<String> = db
+                .exec("plan", &explained)
+                .iter()
+                .filter_map(|r| r["detail"].as_str().map(str::to_string))
+                .collect();
+            let text = plan.join(" | ");
+            assert!(
+                // A scan of a subquery's own rows (the window of an erasure) is no
+                // table scan.
+                !plan.iter().any(|d| d.starts_with("SCAN ")
+                    && !d.contains(" USING ")
+                    && !d.contains("VIRTUAL TABLE")
+                    && !d.starts_with("SCAN (subquery")),
+                "a full scan:\n{}\n{text}",
+                stmt.sql
+            );
+            assert!(
+                text.contains("USING"),
+                "no index used:\n{}\n{text}",
+                stmt.sql
+            );
+        }
+    }
+}
