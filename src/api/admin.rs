@@ -243,7 +243,7 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::paths::{example, METHODS};
+    use crate::http::paths::{assert_allow_matches_routing, example};
 
     #[test]
     fn routes() {
@@ -273,16 +273,7 @@ mod tests {
         for path in PATHS {
             let segments = example(path, "7");
             let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-            let allow = path.allow();
-            for m in METHODS {
-                let routed = route(m, &segments);
-                let allowed = allow.split(", ").any(|a| a == m);
-                match routed {
-                    Ok(r) => assert!(allowed && r != AdminRoute::BadId, "{m} {segments:?}"),
-                    Err(ApiError::MethodNotAllowed(a)) => assert!(!allowed && a == allow),
-                    Err(e) => panic!("{m} {segments:?}: {e:?}"),
-                }
-            }
+            assert_allow_matches_routing(path, &segments, route, |r| *r != AdminRoute::BadId);
         }
     }
 }

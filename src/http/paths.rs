@@ -134,3 +134,30 @@ mod tests {
         assert_eq!(example(&TABLE[2], "1"), ["things", "1"]);
     }
 }
+
+#[cfg(test)]
+/// Asserts, for `segments` (an example of `path`), that each method of [`METHODS`] routes
+/// exactly when `path`'s `Allow` lists it (and then to a route `valid` accepts), and that a
+/// 405 carries that `Allow`: the property each surface's table test checks.
+pub fn assert_allow_matches_routing<R: std::fmt::Debug>(
+    path: &Path<R>,
+    segments: &[&str],
+    route: impl Fn(&str, &[&str]) -> ApiResult<R>,
+    valid: impl Fn(&R) -> bool,
+) {
+    let allow = path.allow();
+    for m in METHODS {
+        let allowed = allow.split(", ").any(|a| a == m);
+        match route(m, segments) {
+            Ok(r) => assert!(
+                allowed && valid(&r),
+                "{m} {segments:?} routes to {r:?}; Allow is {allow}"
+            ),
+            Err(ApiError::MethodNotAllowed(a)) => {
+                assert!(!allowed, "{m} {segments:?} is in Allow but does not route");
+                assert_eq!(a, allow, "{m} {segments:?}");
+            }
+            Err(e) => panic!("{m} {segments:?}: {e:?}"),
+        }
+    }
+}

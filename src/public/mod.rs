@@ -475,7 +475,7 @@ mod tests {
     use super::{page_lang, route, PublicRoute, PATHS};
     use crate::domain::card::fixture;
     use crate::http::error::ApiError;
-    use crate::http::paths::{example, METHODS};
+    use crate::http::paths::{assert_allow_matches_routing, example};
 
     #[test]
     fn routes() {
@@ -510,15 +510,7 @@ mod tests {
         for path in PATHS {
             let segments = example(path, "ann");
             let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-            let allow = path.allow();
-            for m in METHODS {
-                let allowed = allow.split(", ").any(|a| a == m);
-                match route(m, &segments) {
-                    Ok(_) => assert!(allowed, "{m} {segments:?}"),
-                    Err(ApiError::MethodNotAllowed(a)) => assert!(!allowed && a == allow),
-                    Err(e) => panic!("{m} {segments:?}: {e:?}"),
-                }
-            }
+            assert_allow_matches_routing(path, &segments, route, |_| true);
         }
     }
 
