@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+use wasm_bindgen::JsCast;
 use worker::Env;
 
 use crate::domain::config::Config;
@@ -18,7 +19,12 @@ static CONFIG: OnceLock<Config> = OnceLock::new();
 pub fn get(env: &Env) -> &'static Config {
     CONFIG.get_or_init(|| {
         // Vars and secrets are both string bindings; either getter reads either.
-        let (config, problems) = Config::parse(|name| env.var(name).ok().map(|v| v.to_string()));
+        let bindings: Vec<String> = js_sys::Object::keys(env.unchecked_ref::<js_sys::Object>())
+            .iter()
+            .filter_map(|k| k.as_string())
+            .collect();
+        let (config, problems) =
+            Config::parse(|name| env.var(name).ok().map(|v| v.to_string()), &bindings);
         for problem in problems {
             worker::console_error!("config: {problem}");
         }

@@ -3,6 +3,7 @@
 //! or cannot be read is decided here, once: the default or fallback it gets and a line
 //! saying what that means, for the caller to log. Nothing else reads a var.
 
+use super::region::Topology;
 use super::time::DAY_MS;
 use super::webhook::RetrySchedule;
 use super::weburl::parse_http;
@@ -42,6 +43,13 @@ pub struct Config {
     /// `TOKEN_PEPPER` (secret): keys token checksums, request digests and the keys that
     /// seal webhook secrets and kept idempotent answers.
     pub token_pepper: String,
+    /// `SHARDS` and `DEFAULT_DATA_REGION` (regions.md 1), checked against the worker's
+    /// bindings. An error names the fault; every request that needs D1 answers 500 with it.
+    pub topology: Result<Topology, String>,
+    /// `DURABLE_OBJECT_JURISDICTIONS=off` (local only: workerd does not implement them):
+    /// the objects of `eu` and `fedramp` accounts are created without a jurisdiction. The
+    /// deploy preflight refuses the var.
+    pub durable_object_jurisdictions: bool,
 }
 
 pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 1000;
@@ -54,7 +62,11 @@ impl Config {
     /// The configuration `get` (a var or secret by name; unset and empty alike are `None`)
     /// describes, and one line per value that is missing or unreadable, saying what the
     /// worker does instead. Optional values that are simply unset say nothing.
-    pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Config, Vec<String>) {
+    /// `bindings` names every binding the worker has (for the shard check).
+    pub fn parse(
+        get: impl Fn(&str) -> Option<String>,
+        bindings: &[String],
+    ) -> (Config, Vec<String>) {
         let get = |name: &str| {
             get(name)
                 .map(|v| v.trim().to_string())
@@ -176,6 +188,25 @@ impl Config {
              checksum), and webhook secrets and kept answers are sealed with a key anybody \
              can derive",
         );
+        let topology = Topology::parse(
+            get("SHARDS").as_deref(),
+            get("DEFAULT_DATA_REGION").as_deref(),
+            bindings,
+        );
+        if let Err(e) = &topology {
+            problems.push(format!("{e}; every request that needs D1 answers 500"));
+        }
+        let durable_object_jurisdictions = match get("DURABLE_OBJECT_JURISDICTIONS").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => {
+                problems.push(format!(
+                    "DURABLE_OBJECT_JURISDICTIONS {other:?} is neither \"on\" nor \"off\"; \
+                     jurisdictions stay on"
+                ));
+                true
+            }
+        };
         let config = Config {
             public_base_url,
             rate_limit_per_minute: rate_limit_per_minute as u32,
@@ -190,6 +221,8 @@ impl Config {
             admin_token,
             visitor_salt,
             token_pepper,
+            topology,
+            durable_object_jurisdictions,
         };
         (config, problems)
     }
@@ -213,13 +246,14 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        Config::parse(|name| vars.get(name).cloned())
+        Config::parse(|name| vars.get(name).cloned(), &["SHARD_A".to_string()])
     }
 
-    const SECRETS: [(&str, &str); 3] = [
+    const SECRETS: [(&str, &str); 4] = [
         ("ADMIN_TOKEN", "admin"),
         ("VISITOR_SALT", "salt"),
         ("TOKEN_PEPPER", "pepper"),
+        ("SHARDS", "SHARD_A=wnam"),
     ];
 
     #[test]
@@ -347,7 +381,13 @@ mod tests {
         assert_eq!(c.admin_token, None);
         assert_eq!(c.visitor_salt, "");
         assert_eq!(c.token_pepper, "");
-        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(c.topology.is_err());
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems[3].starts_with("SHARDS is not set"),
+            "{}",
+            problems[3]
+        );
         assert!(problems[0].starts_with("ADMIN_TOKEN is not set; /admin/v1 answers 404"));
         assert!(problems[1].starts_with("VISITOR_SALT is not set; "));
         assert!(problems[2].starts_with("TOKEN_PEPPER is not set; "));

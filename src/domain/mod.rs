@@ -18,6 +18,7 @@ pub mod plan;
 pub mod principal;
 pub mod qr;
 pub mod ratelimit;
+pub mod region;
 pub mod representation;
 pub mod signing;
 pub mod slug;
