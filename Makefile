@@ -87,8 +87,8 @@ build/index.js: $(SOURCES) | .tools/stamp
 	@echo "==> created .dev.vars with random ADMIN_TOKEN, VISITOR_SALT and TOKEN_PEPPER"
 
 migrate-local: tools
-	@echo "==> applying D1 migrations to the local database"
-	@CI=true $(NODE_BIN)/wrangler d1 migrations apply DB --local --persist-to $(DEV_STATE)
+	@echo "==> applying D1 migrations to the local directory and shards"
+	@scripts/migrate-local.sh --persist-to $(DEV_STATE)
 
 dev: tools build .dev.vars migrate-local
 	@admin=$$(grep '^ADMIN_TOKEN=' .dev.vars | cut -d= -f2-); \

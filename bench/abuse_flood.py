@@ -108,7 +108,7 @@ def token_flood(worker, token, state):
 
 def main():
     state = tempfile.mkdtemp(prefix="cardapi-flood-")
-    subprocess.run([WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+    subprocess.run([os.path.join(ROOT, "scripts/migrate-local.sh"), "--persist-to", state],
                    cwd=ROOT, env={**os.environ, "CI": "true"}, check=True, capture_output=True)
     worker = Worker("api", os.path.join(ROOT, "wrangler.toml"),
                     {"ADMIN_TOKEN": ADMIN, "VISITOR_SALT": "x", "TOKEN_PEPPER": "flood",

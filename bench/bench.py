@@ -326,7 +326,7 @@ def main():
     m = re.search(r"upload: ([\d.]+) KiB gzip", upload.stdout)
     upload_kib = float(m.group(1)) if m else None
     state = tempfile.mkdtemp(prefix="cardapi-bench.")
-    subprocess.run([WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
+    subprocess.run([os.path.join(ROOT, "scripts/migrate-local.sh"), "--persist-to", state],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
     workers = []
     try:

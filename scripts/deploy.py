@@ -45,11 +45,13 @@ def main():
                  f"`wrangler secret put ADMIN_TOKEN --env {name}`) for the smoke check; nothing was changed")
     base, admin = preflight.urls(env)
 
-    if not run("applying D1 migrations (remote)",
-               [WRANGLER, "d1", "migrations", "apply", "DB", "--remote", "--env", name]):
-        sys.exit(f"==> deploy of {name}: FAILED at the migrations; the running version is unchanged. "
-                 "D1 applies each migration file in a transaction; see `wrangler d1 migrations list "
-                 f"DB --remote --env {name}` for what is applied.")
+    # The directory, then every shard (regions.md 1): each binding has its migrations_dir.
+    for binding in [d["binding"] for d in env.get("d1_databases", [])]:
+        if not run(f"applying D1 migrations of {binding} (remote)",
+                   [WRANGLER, "d1", "migrations", "apply", binding, "--remote", "--env", name]):
+            sys.exit(f"==> deploy of {name}: FAILED at the migrations of {binding}; the running version "
+                     "is unchanged. D1 applies each migration file in a transaction; see `wrangler d1 "
+                     f"migrations list {binding} --remote --env {name}` for what is applied.")
     if not run("deploying", [WRANGLER, "deploy", "--env", name]):
         sys.exit(f"==> deploy of {name}: FAILED at the upload; the previous version still serves "
                  "(the migrations above are applied and must be compatible with it).")

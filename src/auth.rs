@@ -116,7 +116,7 @@ async fn gate_call(app: &App, hash: String, limit: u32) -> ApiResult<Admitted> {
             worker::console_error!("token gate unavailable, failing open on the rate limit: {e}");
             // Without the object there is no bookmark to honour: read from the primary.
             app.start_reads(Start::Primary);
-            let row = tokens::lookup(&*app.db()?, &hash)
+            let row = tokens::lookup(&*app.directory()?, &hash)
                 .await?
                 .ok_or(ApiError::Unauthenticated)?;
             Ok(Admitted {

@@ -15,6 +15,15 @@ use crate::domain::config::Config;
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
 
+/// Every shard binding (`SHARDS`), for work that visits each one (crons, the sweeper); a
+/// configuration fault is an error that names it.
+pub fn shards(env: &Env) -> worker::Result<Vec<String>> {
+    match &get(env).topology {
+        Ok(t) => Ok(t.shards.iter().map(|s| s.binding.clone()).collect()),
+        Err(e) => Err(worker::Error::RustError(format!("misconfigured: {e}"))),
+    }
+}
+
 /// The isolate's configuration; the first call reads it from `env`.
 pub fn get(env: &Env) -> &'static Config {
     CONFIG.get_or_init(|| {

@@ -9,17 +9,19 @@ use worker::wasm_bindgen_futures::JsFuture;
 use worker::{web_sys, Env, MessageBatch, MessageExt, Result};
 
 use crate::config;
-use crate::db::Db;
+use crate::db::{Directory, Shard};
 use crate::domain::account::Account;
 use crate::domain::config::Config;
 use crate::domain::event::Event;
+use crate::domain::ids::account_of;
 use crate::domain::webhook::{
     check_url, disables, sealing_key, secret_key, signature, Outcome, CLAIM_MS, PARK_MS, TIMEOUT_MS,
 };
-use crate::store::accounts::AccountRow;
+use crate::store::accounts::{self, AccountRow};
 use crate::store::events::EventRow;
 use crate::store::outbox::{self, Outbox, DEAD_LETTERS, QUEUE};
 use crate::store::sealed;
+use crate::store::tokens;
 use crate::store::webhooks::{self, Claimed, Target};
 
 /// Makes the attempts a batch names, concurrently. An attempt that fails for a reason of
@@ -56,7 +58,18 @@ pub async fn consume(batch: MessageBatch<JsValue>, env: &Env) {
 }
 
 async fn attempt(env: &Env, config: &Config, id: i64) -> Result<()> {
-    let db = Db::primary(env)?;
+    // The message carries the delivery id alone; the id names the account, the directory
+    // its shard (after a move, the new one).
+    let directory = Directory::primary(env)?;
+    let Some(shard) = account_of(id) else {
+        worker::console_error!("webhook message {id} is no delivery id of this service; dropped");
+        return Ok(());
+    };
+    let Some(shard) = accounts::shard_of(&directory, shard).await? else {
+        // The account was deleted, and its attempts with it.
+        return Ok(());
+    };
+    let db = Shard::primary(env, &shard)?;
     let now = js_sys::Date::now() as i64;
     let Some(claimed) = webhooks::claim(&db, id, now, CLAIM_MS).await? else {
         // Done already, or a live consumer holds it: a duplicate message.
@@ -74,7 +87,12 @@ async fn attempt(env: &Env, config: &Config, id: i64) -> Result<()> {
         // until access returns (the operator API resumes it) or it is due again.
         return webhooks::park(&db, claimed.id, claimed.account_id, now + PARK_MS).await;
     }
-    let (outcome, sent) = match prepare(target.as_ref(), event, account, config, now).await {
+    let revoked = match target.as_ref().and_then(|t| t.token_id) {
+        Some(token) => tokens::revoked(&directory, token).await?,
+        None => false,
+    };
+    let (outcome, sent) = match prepare(target.as_ref(), revoked, event, account, config, now).await
+    {
         Ok(request) => (post(&request).await, true),
         Err(why) => (Outcome::NoAnswer(why), false),
     };
@@ -121,6 +139,7 @@ struct Signed {
 /// The request of an attempt, or why none is made (each such reason is final).
 async fn prepare(
     target: Option<&Target>,
+    token_revoked: bool,
     event: Option<EventRow>,
     account: Option<Account>,
     config: &Config,
@@ -130,7 +149,7 @@ async fn prepare(
     if target.status != "enabled" {
         return Err("the webhook is disabled; not sent".into());
     }
-    if target.token_revoked != 0 {
+    if token_revoked {
         return Err("the token answerable for the webhook was revoked; not sent".into());
     }
     let row = event.ok_or("the event is no longer retained")?;
@@ -221,9 +240,13 @@ async fn send(s: &Signed) -> std::result::Result<web_sys::Response, JsValue> {
 /// Sends again, once, every attempt that is overdue and not held by a live consumer: the
 /// messages a crash between commit and send never sent, and those the queue lost.
 pub async fn sweep(env: &Env) -> Result<usize> {
-    let db = Db::primary(env)?;
     let now = js_sys::Date::now() as i64;
-    let overdue = outbox::overdue(&db, now, CLAIM_MS, 500).await?;
-    outbox::send(env, QUEUE, &overdue, 0).await?;
-    Ok(overdue.0.len())
+    let mut sent = 0;
+    for shard in config::shards(env)? {
+        let db = Shard::primary(env, &shard)?;
+        let overdue = outbox::overdue(&db, now, CLAIM_MS, 500).await?;
+        outbox::send(env, QUEUE, &overdue, 0).await?;
+        sent += overdue.0.len();
+    }
+    Ok(sent)
 }

@@ -4,27 +4,35 @@
 use worker::{Env, Result};
 
 use crate::config;
-use crate::db::Db;
+use crate::db::{Directory, Shard};
 use crate::domain::idempotency::KEEP_MS;
 use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
 use crate::store::erasure::{self, LeadSet};
-use crate::store::{events, idempotency, leads, outbox, webhooks};
+use crate::store::{cards, events, idempotency, leads, outbox, slugs, webhooks};
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
 
+/// Every shard in turn (each bounded by its own steps).
 pub async fn run(env: &Env) -> Result<()> {
-    let db = Db::primary(env)?;
+    for shard in config::shards(env)? {
+        run_shard(env, &Shard::primary(env, &shard)?).await?;
+    }
+    Ok(())
+}
+
+async fn run_shard(env: &Env, db: &Shard) -> Result<()> {
     let now = js_sys::Date::now() as i64;
     // `EVENT_RETENTION_DAYS`: at least 30 by the contract; lower values exist for tests
     // of the 410.
     let days = config::get(env).event_retention_days;
-    let removed = events::prune(&db, now - days * DAY_MS).await?;
-    idempotency::prune(&db, now - KEEP_MS).await?;
-    let attempts = webhooks::prune(&db, now - DELIVERY_RETENTION_MS).await?;
+    let removed = events::prune(db, now - days * DAY_MS).await?;
+    idempotency::prune(db, now - KEEP_MS).await?;
+    let attempts = webhooks::prune(db, now - DELIVERY_RETENTION_MS).await?;
     worker::console_log!(
-        "upkeep: {removed} events and {attempts} webhook attempts past retention removed"
+        "upkeep of {}: {removed} events and {attempts} webhook attempts past retention removed",
+        db.binding()
     );
     Ok(())
 }
@@ -39,11 +47,18 @@ const RETENTION_BATCHES_PER_RUN: usize = 10;
 /// with its `lead.deleted` event; the number erased. A retention day is `RETENTION_DAY_MS`
 /// long, a test-only var (unset: a day), so a test can see a lead expire in seconds.
 pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
-    let db = Db::primary(env)?;
+    let mut erased = 0;
+    for shard in config::shards(env)? {
+        erased += erase_expired_in(env, &Shard::primary(env, &shard)?, now).await?;
+    }
+    Ok(erased)
+}
+
+async fn erase_expired_in(env: &Env, db: &Shard, now: i64) -> Result<usize> {
     let day_ms = config::get(env).retention_day_ms;
     let mut erased = 0;
     let mut batches = 0;
-    let due = erasure::expired(&db, now, day_ms, RETENTION_BATCHES_PER_RUN as i64).await?;
+    let due = erasure::expired(db, now, day_ms, RETENTION_BATCHES_PER_RUN as i64).await?;
     for account in due {
         let set = LeadSet::Expired {
             cutoff: account.cutoff(now, day_ms),
@@ -51,7 +66,7 @@ pub async fn erase_expired(env: &Env, now: i64) -> Result<usize> {
         };
         while batches < RETENTION_BATCHES_PER_RUN {
             batches += 1;
-            let (n, attempts) = erasure::erase(&db, account.id, set, now).await?;
+            let (n, attempts) = erasure::erase(db, account.id, set, now).await?;
             outbox::send(env, outbox::QUEUE, &attempts, 0).await?;
             erased += n;
             if (n as i64) < RETENTION_BATCH {
@@ -70,14 +85,37 @@ const KEY_BATCHES_PER_RUN: usize = 5;
 /// Matching by address does not wait for this (it keys the account's leads first); this
 /// only keeps that step a no-op.
 pub async fn fill_email_keys(env: &Env) -> Result<usize> {
-    let db = Db::primary(env)?;
     let mut keyed = 0;
-    for _ in 0..KEY_BATCHES_PER_RUN {
-        let n = leads::fill_keys(&db, None).await?;
-        keyed += n;
-        if n == 0 {
-            break;
+    for shard in config::shards(env)? {
+        let db = Shard::primary(env, &shard)?;
+        for _ in 0..KEY_BATCHES_PER_RUN {
+            let n = leads::fill_keys(&db, None).await?;
+            keyed += n;
+            if n == 0 {
+                break;
+            }
         }
     }
     Ok(keyed)
+}
+
+/// Pending slugs one run settles.
+const SLUGS_PER_RUN: i64 = 100;
+
+/// Settles slugs left pending longer than a request runs (a crash between the directory
+/// and the shard, store::slugs): card in its shard, live; not there, released. The number
+/// settled either way.
+pub async fn settle_slugs(env: &Env, now: i64) -> Result<usize> {
+    let dir = Directory::primary(env)?;
+    let before = now - config::get(env).slug_settle_ms;
+    let stale = slugs::stale(&dir, before, SLUGS_PER_RUN).await?;
+    for row in &stale {
+        let shard = Shard::primary(env, &row.shard)?;
+        if cards::exists(&shard, row.account_id, row.card_id).await? {
+            slugs::settle(&dir, row.card_id, row.account_id).await?;
+        } else {
+            slugs::release(&dir, row.card_id, row.account_id).await?;
+        }
+    }
+    Ok(stale.len())
 }

@@ -6,7 +6,8 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use worker::{Request, Response};
 
-use crate::domain::account::{Account, AccountPatch, TokenRequest};
+use crate::db::Start;
+use crate::domain::account::{AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
 use crate::domain::signing::same;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
@@ -96,6 +97,8 @@ pub enum AdminRoute {
     ListTokens(i64),
     CreateToken(i64),
     RevokeToken(i64),
+    /// `GET /regions`: every region and shard with its number of accounts.
+    Regions,
     /// A path whose id is no id: 404, like a missing account or token.
     BadId,
 }
@@ -134,6 +137,10 @@ const PATHS: &[Path<AdminRoute>] = &[
         segs: &[Lit("tokens"), Hole],
         methods: &[("DELETE", |h| with_id(h, AdminRoute::RevokeToken))],
     },
+    Path {
+        segs: &[Lit("regions")],
+        methods: &[("GET", |_| AdminRoute::Regions)],
+    },
 ];
 
 /// The operation `method` makes of `segments` (after `/admin/v1`); 404 or 405 otherwise.
@@ -155,35 +162,86 @@ pub async fn handle(app: &App, req: Request, segments: &[&str]) -> ApiResult<Res
 }
 
 async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<Response> {
-    let db = app.db()?;
+    let dir = app.directory()?;
     match route {
         AdminRoute::CreateAccount => {
             let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Create)?;
-            let account = accounts::create(&db, &patch, app.now_ms)
-                .await?
-                .ok_or_else(|| ApiError::Internal("account insert returned no row".into()))?;
+            let topology = app.topology()?;
+            let region = patch.data_region.unwrap_or(topology.default_region);
+            let counts = accounts::per_shard(&dir).await?;
+            let count = |b: &str| counts.iter().find(|(s, _)| s == b).map_or(0, |(_, n)| *n);
+            let shard = topology.place(region, count).ok_or_else(|| {
+                ApiError::validation(
+                    "data_region",
+                    format!(
+                        "The data region must be one of: {}.",
+                        topology
+                            .regions()
+                            .iter()
+                            .map(|r| r.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })?;
+            let account =
+                accounts::create(&dir, &patch, region.as_str(), &shard.binding, app.now_ms)
+                    .await?
+                    .ok_or_else(|| ApiError::Internal("account insert returned no row".into()))?;
+            app.place(&shard.binding)?;
+            app.start_reads(Start::Primary);
+            if let Err(e) = accounts::copy(&*app.db()?, &account).await {
+                // No account without its shard's copy: undo the directory's row.
+                let _ = accounts::delete(&dir, account.id).await;
+                return Err(e.into());
+            }
             let location = format!("/admin/v1/accounts/{}", account.id);
             Ok(created(&location, &json!({"data": account.view()})))
         }
         AdminRoute::GetAccount(account) => {
-            let found = accounts::get(&db, account).await?;
+            let found = accounts::get(&dir, account).await?;
             ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
         }
         AdminRoute::UpdateAccount(account) => {
             let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Update)?;
-            let found = accounts::update(&db, account, &patch).await?;
+            let current = accounts::get(&dir, account)
+                .await?
+                .ok_or(ApiError::NotFound)?;
+            let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
+            if place.moving.is_some() {
+                return Err(ApiError::Moving);
+            }
+            let shard = place.shard.clone();
+            let found = accounts::update(&dir, account, &patch)
+                .await?
+                .ok_or(ApiError::NotFound)?;
+            app.place(&shard)?;
+            let db = app.db()?;
+            // The shard's copy follows (an upsert: a retried PATCH repairs a copy an
+            // interrupted one missed).
+            accounts::copy(&db, &found).await?;
             // Plan, features and limit are cached with each token: void them all.
-            gate::invalidate_all(&app.env, &tokens::hashes(&db, account).await?).await?;
+            gate::invalidate_all(&app.env, &tokens::hashes(&dir, account).await?).await?;
             // With API access (back), webhook attempts that waited for it go now.
-            if found.as_ref().is_some_and(Account::api_access) {
+            if found.api_access() {
                 let waiting = webhooks::resume(&db, account, app.now_ms).await?;
                 outbox::dispatch(&app.env, &app.ctx, waiting, app.config.webhooks_fault);
             }
-            ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
+            ok(&json!({"data": found.view()}))
         }
         AdminRoute::DeleteAccount(account) => {
-            let hashes = tokens::hashes(&db, account).await?;
-            if !accounts::delete(&db, account).await? {
+            let current = accounts::get(&dir, account)
+                .await?
+                .ok_or(ApiError::NotFound)?;
+            let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
+            if place.moving.is_some() {
+                return Err(ApiError::Moving);
+            }
+            let hashes = tokens::hashes(&dir, account).await?;
+            // The shard's data first: a crash after it leaves an account to delete again.
+            app.place(&place.shard)?;
+            accounts::delete_data(&*app.db()?, account).await?;
+            if !accounts::delete(&dir, account).await? {
                 return Err(ApiError::NotFound);
             }
             // Answered once no cached record of its tokens remains.
@@ -191,15 +249,15 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
             ok(&json!({"message": "Account deleted."}))
         }
         AdminRoute::ListTokens(account) => {
-            if accounts::get(&db, account).await?.is_none() {
+            if accounts::get(&dir, account).await?.is_none() {
                 return Err(ApiError::NotFound);
             }
-            let rows = tokens::list(&db, account).await?;
+            let rows = tokens::list(&dir, account).await?;
             let data: Vec<TokenOut> = rows.iter().map(|r| TokenOut::new(r, None)).collect();
             ok(&json!({ "data": data }))
         }
         AdminRoute::CreateToken(account) => {
-            if accounts::get(&db, account).await?.is_none() {
+            if accounts::get(&dir, account).await?.is_none() {
                 return Err(ApiError::NotFound);
             }
             let request = TokenRequest::parse(&json_object(&mut req).await?)?;
@@ -208,7 +266,7 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
                 .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
             let token = format_token(&random, &app.config.token_pepper);
             let row = tokens::create(
-                &db,
+                &dir,
                 account,
                 &request.name,
                 &hash_token(&token),
@@ -225,16 +283,39 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
             ))
         }
         AdminRoute::RevokeToken(token) => {
-            let revoked = tokens::revoke(&db, token, app.now_ms)
+            let revoked = tokens::revoke(&dir, token, app.now_ms)
                 .await?
                 .ok_or(ApiError::NotFound)?;
+            // The webhooks it answers for stop with it, in the account's shard (an attempt
+            // of one that raced this is refused by the consumer, which asks the directory).
+            app.place(&revoked.shard)?;
+            let disabled =
+                webhooks::disable_for_token(&*app.db()?, revoked.account_id, token, app.now_ms)
+                    .await?;
             // Answered only once the token's cached record is gone: the very next request
             // with it is refused.
-            gate::invalidate(&app.env, &revoked.hash).await?;
+            gate::invalidate(&app.env, &revoked.token_hash).await?;
             ok(&json!({
                 "message": "Token revoked.",
-                "webhooks_disabled": revoked.webhooks_disabled
+                "webhooks_disabled": disabled
             }))
+        }
+        AdminRoute::Regions => {
+            let topology = app.topology()?;
+            let counts = accounts::per_shard(&dir).await?;
+            let count = |b: &str| counts.iter().find(|(s, _)| s == b).map_or(0, |(_, n)| *n);
+            let data: Vec<_> = topology
+                .regions()
+                .into_iter()
+                .map(|region| {
+                    let shards: Vec<_> = topology
+                        .in_region(region)
+                        .map(|s| json!({"name": s.binding, "accounts": count(&s.binding)}))
+                        .collect();
+                    json!({"region": region.as_str(), "shards": shards})
+                })
+                .collect();
+            ok(&json!({ "data": data }))
         }
         AdminRoute::BadId => Err(ApiError::NotFound),
     }

@@ -5,7 +5,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use worker::{Request, Response};
 
+use crate::db::Directory;
 use crate::domain::card::{Card, CardInput, CardPatch, CardView};
+use crate::domain::config::SlugsFault;
 use crate::domain::principal::Principal;
 use crate::domain::slug::base_slug;
 use crate::http::error::{ApiError, ApiResult};
@@ -14,6 +16,7 @@ use crate::http::response::{card_with_leads_text, created, json_response, ok, pa
 use crate::http::App;
 use crate::store::cards::{self, Created};
 use crate::store::outbox;
+use crate::store::slugs;
 use crate::store::views::card_args;
 
 #[derive(Serialize)]
@@ -47,17 +50,58 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
     let mut input = CardInput::parse(body)?;
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
-    let (made, sent) = cards::create(
+    // The slug (and the card's id) from the directory first; see store::slugs for how a
+    // crash between the two databases is settled.
+    let dir = app.directory()?;
+    let reserved = slugs::reserve(
+        &dir,
+        &base_slug(first, last),
+        p.account_id,
+        &p.place.shard,
+        app.now_ms,
+    )
+    .await?
+    .ok_or_else(|| ApiError::Internal("slug reservation returned no row".into()))?;
+    if app.config.slugs_fault == Some(SlugsFault::AfterReserve) {
+        return Err(ApiError::Internal("SLUGS_FAULT=after-reserve".into()));
+    }
+    let made = cards::create(
         &*app.db()?,
         p.account_id,
         &input,
-        &base_slug(first, last),
+        &reserved,
         &format!("{first} {last}"),
         p.card_limit,
         app.now_ms,
     )
-    .await?;
+    .await;
+    let (made, sent) = match made {
+        Ok(made) => made,
+        Err(e) => {
+            // Refused by the shard (a move's fence, say): the name is free again.
+            let _ = slugs::release(&dir, reserved.card_id, p.account_id).await;
+            return Err(e.into());
+        }
+    };
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    match &made {
+        Created::Card(_) => {
+            let env = app.env.clone();
+            let (card_id, account) = (reserved.card_id, p.account_id);
+            app.ctx.wait_until(async move {
+                let settled = match Directory::primary(&env) {
+                    Ok(dir) => slugs::settle(&dir, card_id, account).await,
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = settled {
+                    worker::console_warn!(
+                        "slug of card {card_id} left pending (the sweeper settles it): {e}"
+                    );
+                }
+            });
+        }
+        Created::LimitReached => slugs::release(&dir, reserved.card_id, p.account_id).await?,
+    }
     match made {
         Created::Card(card) => {
             let card = card.effective(p.features);
@@ -92,7 +136,16 @@ pub async fn update(
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    // Pending while the card goes: a crash in between is settled by the sweeper.
+    let dir = app.directory()?;
+    slugs::unsettle(&dir, id, p.account_id, app.now_ms).await?;
     let (deleted, sent) = cards::delete(&*app.db()?, p.account_id, id, app.now_ms).await?;
+    if app.config.slugs_fault == Some(SlugsFault::AfterDelete) {
+        return Err(ApiError::Internal("SLUGS_FAULT=after-delete".into()));
+    }
+    if deleted {
+        slugs::release(&dir, id, p.account_id).await?;
+    }
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     if !deleted {
         return Err(ApiError::NotFound);

@@ -1,9 +1,14 @@
 //! One request's D1 work, in one D1 session (extensions.md 6): where its reads may start
 //! (the primary, any replica, or no older than a bookmark), the bookmark it ends with,
 //! and the time it spent waiting on D1, for `Server-Timing`. A leaf below `store` (which
-//! runs statements through it) and `http` (whose `App` holds the request's one session).
+//! runs statements through it) and `http` (whose `App` holds the request's sessions).
+//!
+//! Two kinds of database (regions.md 1), two types, so a statement cannot reach the wrong
+//! one: [`Directory`] (accounts, token hashes, slugs, moves) and [`Shard`] (an account's
+//! cards, leads, events, webhooks and deliveries). Store functions take the one they use.
 
 use std::cell::Cell;
+use std::ops::Deref;
 
 use worker::{D1Database, D1DatabaseSession, D1PreparedStatement, D1Result, Env, Result};
 
@@ -44,14 +49,70 @@ pub struct Db {
     spent_ms: Cell<f64>,
 }
 
+/// The binding of the directory database.
+pub const DIRECTORY: &str = "DIRECTORY";
+
+/// A session of the directory.
+pub struct Directory(Db);
+
+/// A session of one shard, named by its binding.
+pub struct Shard {
+    db: Db,
+    binding: String,
+}
+
+impl Directory {
+    pub fn open(env: &Env, start: &Start) -> Result<Directory> {
+        Ok(Directory(Db::open(env, DIRECTORY, start)?))
+    }
+
+    /// The primary: the operator API, token lookups, cron work.
+    pub fn primary(env: &Env) -> Result<Directory> {
+        Directory::open(env, &Start::Primary)
+    }
+}
+
+impl Shard {
+    pub fn open(env: &Env, binding: &str, start: &Start) -> Result<Shard> {
+        Ok(Shard {
+            db: Db::open(env, binding, start)?,
+            binding: binding.to_string(),
+        })
+    }
+
+    /// The primary, for work outside a request (cron, queue, moves, Durable Objects).
+    pub fn primary(env: &Env, binding: &str) -> Result<Shard> {
+        Shard::open(env, binding, &Start::Primary)
+    }
+
+    pub fn binding(&self) -> &str {
+        &self.binding
+    }
+}
+
+impl Deref for Directory {
+    type Target = Db;
+    fn deref(&self) -> &Db {
+        &self.0
+    }
+}
+
+impl Deref for Shard {
+    type Target = Db;
+    fn deref(&self) -> &Db {
+        &self.db
+    }
+}
+
 fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
 impl Db {
-    /// A session of the `DB` binding. A bookmark D1 refuses falls back to the primary.
-    pub fn open(env: &Env, start: &Start) -> Result<Db> {
-        let d1: D1Database = env.d1("DB")?;
+    /// A session of the D1 binding `binding`. A bookmark D1 refuses falls back to the
+    /// primary.
+    fn open(env: &Env, binding: &str, start: &Start) -> Result<Db> {
+        let d1: D1Database = env.d1(binding)?;
         let session = match start {
             Start::Primary => d1.with_session(Some("first-primary"))?,
             Start::Anywhere => d1.with_session(Some("first-unconstrained"))?,
@@ -67,11 +128,6 @@ impl Db {
             session,
             spent_ms: Cell::new(0.0),
         })
-    }
-
-    /// The primary, for work outside a request (cron, queue, Durable Objects).
-    pub fn primary(env: &Env) -> Result<Db> {
-        Db::open(env, &Start::Primary)
     }
 
     pub fn prepare(&self, sql: &str) -> D1PreparedStatement {

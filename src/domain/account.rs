@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::input::{Field, Input, Mode};
 use super::plan::{Features, Overrides, Plan};
+use super::region::Region;
 use super::time::iso8601;
 use super::token::{Scope, Scopes};
 use super::validation::{self as v, FieldErrors, Rule};
@@ -31,6 +32,9 @@ pub struct AccountPatch {
     pub lead_retention_days: Field<i64>,
     /// When set, the lead form asks for consent and links here.
     pub privacy_policy_url: Field<String>,
+    /// Create only (regions.md 2): a region of `SHARDS`; the handler checks it is one.
+    /// An update that names it is refused: a move changes the region.
+    pub data_region: Option<Region>,
 }
 
 pub const MAX_CARD_LIMIT: i64 = 1_000_000;
@@ -89,6 +93,27 @@ impl AccountPatch {
             |u| super::weburl::parse_http(u).is_some_and(|u| u.scheme == "https"),
             Rule::Url,
         );
+        let data_region = match mode {
+            Mode::Create => match input.choice("data_region", Region::parse) {
+                Field::Set(r) => Some(r),
+                Field::Null => {
+                    input.fail("data_region", v::invalid_choice("data_region"));
+                    None
+                }
+                Field::Absent => None,
+            },
+            Mode::Update => {
+                if !matches!(input.get("data_region"), Field::Absent) {
+                    input.fail(
+                        "data_region",
+                        "The data region cannot be changed here; move the account \
+                         (POST /admin/v1/accounts/{id}/move)."
+                            .into(),
+                    );
+                }
+                None
+            }
+        };
         input.finish(AccountPatch {
             name,
             plan,
@@ -96,6 +121,7 @@ impl AccountPatch {
             features,
             lead_retention_days,
             privacy_policy_url,
+            data_region,
         })
     }
 }
@@ -110,6 +136,16 @@ pub struct Account {
     pub lead_retention_days: Option<i64>,
     pub privacy_policy_url: Option<String>,
     pub created_at: i64,
+    /// Where its data lives; known from the directory (a shard's copy leaves it `None`).
+    pub placement: Option<Placement>,
+}
+
+/// An account's region and shard (regions.md 2), and the move that runs, if one does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub data_region: String,
+    pub shard: String,
+    pub moving: Option<i64>,
 }
 
 /// The Account of product.md 3, with effective values.
@@ -123,6 +159,10 @@ pub struct AccountView<'a> {
     pub lead_retention_days: Option<i64>,
     pub privacy_policy_url: Option<&'a str>,
     pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_region: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<&'a str>,
 }
 
 impl Account {
@@ -142,6 +182,8 @@ impl Account {
             lead_retention_days: self.lead_retention_days,
             privacy_policy_url: self.privacy_policy_url.as_deref(),
             created_at: iso8601(self.created_at),
+            data_region: self.placement.as_ref().map(|p| p.data_region.as_str()),
+            shard: self.placement.as_ref().map(|p| p.shard.as_str()),
         }
     }
 }
@@ -303,6 +345,7 @@ mod tests {
             lead_retention_days: None,
             privacy_policy_url: None,
             created_at: 0,
+            placement: None,
         };
         let v = serde_json::to_value(a.view()).unwrap();
         assert_eq!(v["plan"], "free");

@@ -15,6 +15,19 @@ pub enum WebhooksFault {
     DropSend,
 }
 
+/// A test-only fault: `SLUGS_FAULT=after-reserve` fails createCard between the
+/// directory's reservation and the shard's insert; `after-delete` fails deleteCard between
+/// the shard's delete and the directory's release, as crashes there would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlugsFault {
+    AfterReserve,
+    AfterDelete,
+}
+
+/// How long a slug may stay pending before the sweeper settles it (`SLUG_SETTLE_MS`, tests
+/// only): longer than any request runs.
+pub const DEFAULT_SLUG_SETTLE_MS: i64 = 5 * 60 * 1000;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// `PUBLIC_BASE_URL` without a trailing `/`; `None`: each request's own origin.
@@ -50,6 +63,10 @@ pub struct Config {
     /// the objects of `eu` and `fedramp` accounts are created without a jurisdiction. The
     /// deploy preflight refuses the var.
     pub durable_object_jurisdictions: bool,
+    /// `SLUGS_FAULT` (tests only).
+    pub slugs_fault: Option<SlugsFault>,
+    /// `SLUG_SETTLE_MS` (tests only).
+    pub slug_settle_ms: i64,
 }
 
 pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 1000;
@@ -113,6 +130,7 @@ impl Config {
             36_500,
         );
         let retention_day_ms = number("RETENTION_DAY_MS", DAY_MS, 1, DAY_MS);
+        let slug_settle_ms = number("SLUG_SETTLE_MS", DEFAULT_SLUG_SETTLE_MS, 0, DAY_MS);
 
         let public_base_url = get("PUBLIC_BASE_URL").and_then(|url| {
             let url = url.trim_end_matches('/').to_string();
@@ -207,6 +225,17 @@ impl Config {
                 true
             }
         };
+        let slugs_fault = match get("SLUGS_FAULT").as_deref() {
+            None => None,
+            Some("after-reserve") => Some(SlugsFault::AfterReserve),
+            Some("after-delete") => Some(SlugsFault::AfterDelete),
+            Some(other) => {
+                problems.push(format!(
+                    "SLUGS_FAULT {other:?} is no known fault; cards are made as usual"
+                ));
+                None
+            }
+        };
         let config = Config {
             public_base_url,
             rate_limit_per_minute: rate_limit_per_minute as u32,
@@ -223,6 +252,8 @@ impl Config {
             token_pepper,
             topology,
             durable_object_jurisdictions,
+            slugs_fault,
+            slug_settle_ms,
         };
         (config, problems)
     }

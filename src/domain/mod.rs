@@ -10,6 +10,7 @@ pub mod design;
 pub mod email_key;
 pub mod event;
 pub mod idempotency;
+pub mod ids;
 pub mod input;
 pub mod lang;
 pub mod lead;

@@ -1,6 +1,7 @@
 //! The authenticated caller of an API request.
 
 use super::plan::{Features, Overrides, Plan};
+use super::region::Region;
 use super::token::{Scope, Scopes};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -10,6 +11,16 @@ pub struct Principal {
     pub scopes: Scopes,
     pub features: Features,
     pub card_limit: i64,
+    /// Where the account's data lives (regions.md): the request's D1 session is on it.
+    pub place: Place,
+}
+
+/// The account's shard and region, and whether a move of it runs (its writes answer 503).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Place {
+    pub shard: String,
+    pub region: Option<Region>,
+    pub moving: bool,
 }
 
 /// Why a principal may not run an operation (spec 5).
@@ -35,7 +46,12 @@ impl Principal {
             scopes,
             features,
             card_limit,
+            place: Place::default(),
         }
+    }
+
+    pub fn placed(self, place: Place) -> Principal {
+        Principal { place, ..self }
     }
 
     /// Plan first, then any one of `scopes`.

@@ -46,9 +46,23 @@ pub enum ApiError {
     TooManyRequests {
         retry_after: u64,
     },
+    /// 503: the account is being moved between shards; its writes wait (regions.md 4).
+    Moving,
+    /// 409: a move of the account runs already.
+    MoveRunning,
+    /// 500 that names a configuration fault (a shard binding missing or unlisted), which
+    /// only the operator can fix: logged and answered with the name.
+    Misconfigured(String),
     /// 500: logged with its cause, answered without it.
     Internal(String),
 }
+
+/// Seconds a write of a moving account is asked to wait.
+pub const MOVING_RETRY_AFTER: u64 = 30;
+
+/// What a shard's fence trigger raises for a write of an account that is moving
+/// (migrations/shard/0008).
+const FENCE: &str = "account_moving";
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
@@ -62,7 +76,8 @@ impl ApiError {
             | ApiError::WebhookLimit
             | ApiError::UnreadableEvents(_) => 403,
             ApiError::NotFound => 404,
-            ApiError::Conflict | ApiError::WebhookDisabled => 409,
+            ApiError::Conflict | ApiError::WebhookDisabled | ApiError::MoveRunning => 409,
+            ApiError::Moving => 503,
             ApiError::Gone => 410,
             ApiError::MethodNotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
@@ -70,7 +85,7 @@ impl ApiError {
             ApiError::CrossSite => 403,
             ApiError::Validation(_) => 422,
             ApiError::TooManyRequests { .. } | ApiError::RedeliverLimit { .. } => 429,
-            ApiError::Internal(_) => 500,
+            ApiError::Internal(_) | ApiError::Misconfigured(_) => 500,
         }
     }
 
@@ -107,6 +122,13 @@ impl ApiError {
             ApiError::CrossSite => "Forms of other sites cannot post to this card.",
             ApiError::Validation(errors) => return errors.summary(),
             ApiError::TooManyRequests { .. } => "Too many requests.",
+            ApiError::Moving => return format!(
+                "This account is moving to another data region; its data can be read but not changed until the move ends. Retry in {MOVING_RETRY_AFTER} seconds."
+            ),
+            ApiError::MoveRunning => "A move of this account is already running.",
+            ApiError::Misconfigured(what) => {
+                return format!("Server misconfigured: {what}.")
+            }
             ApiError::Internal(_) => "Server error.",
         };
         text.to_string()
@@ -131,8 +153,10 @@ impl ApiError {
     }
 
     pub fn into_response(self) -> Response {
-        if let ApiError::Internal(cause) = &self {
-            worker::console_error!("internal error: {cause}");
+        match &self {
+            ApiError::Internal(cause) => worker::console_error!("internal error: {cause}"),
+            ApiError::Misconfigured(what) => worker::console_error!("misconfigured: {what}"),
+            _ => {}
         }
         let mut resp = json_response(self.status(), &self.body());
         let headers = resp.headers_mut();
@@ -147,6 +171,9 @@ impl ApiError {
             ApiError::Unauthenticated => {
                 let _ = headers.set("WWW-Authenticate", "Bearer");
             }
+            ApiError::Moving => {
+                let _ = headers.set("Retry-After", &MOVING_RETRY_AFTER.to_string());
+            }
             _ => {}
         }
         resp
@@ -159,7 +186,11 @@ impl ApiError {
 
 impl From<worker::Error> for ApiError {
     fn from(e: worker::Error) -> Self {
-        ApiError::Internal(e.to_string())
+        let text = e.to_string();
+        if text.contains(FENCE) {
+            return ApiError::Moving;
+        }
+        ApiError::Internal(text)
     }
 }
 

@@ -15,9 +15,11 @@ use std::rc::Rc;
 
 use worker::{Context, Env, Request};
 
-use crate::db::{Db, Start};
+use crate::db::{Directory, Shard, Start};
 use crate::domain::config::Config;
+use crate::domain::region::Topology;
 use crate::domain::weburl::parse_http;
+use error::{ApiError, ApiResult};
 
 /// Per-request environment handed to every handler.
 pub struct App {
@@ -31,7 +33,10 @@ pub struct App {
     /// `PUBLIC_BASE_URL`, or the request's origin when that var is empty.
     pub base_url: String,
     start: RefCell<Start>,
-    db: RefCell<Option<Rc<Db>>>,
+    /// The binding of the account's shard, once the request knows the account.
+    shard: RefCell<Option<String>>,
+    db: RefCell<Option<Rc<Shard>>>,
+    directory: RefCell<Option<Rc<Directory>>>,
     /// Milliseconds spent reading KV, for `Server-Timing`; `None` when it read none.
     kv_ms: Cell<Option<f64>>,
     /// What the request's log line says beyond its status (filled as the request goes).
@@ -71,19 +76,61 @@ impl App {
             now_ms: js_sys::Date::now() as i64,
             base_url,
             start: RefCell::new(Start::Anywhere),
+            shard: RefCell::new(None),
             db: RefCell::new(None),
+            directory: RefCell::new(None),
             kv_ms: Cell::new(None),
             trace: RefCell::new(Trace::default()),
         }
     }
 
-    /// The request's one D1 session, opened on first use where [`App::start_reads`] said.
-    pub fn db(&self) -> worker::Result<Rc<Db>> {
+    /// The shards and regions (`SHARDS`); a configuration fault is a 500 that names it.
+    pub fn topology(&self) -> ApiResult<&'static Topology> {
+        self.config
+            .topology
+            .as_ref()
+            .map_err(|e| ApiError::Misconfigured(e.clone()))
+    }
+
+    /// The request works on this shard (the account's). A shard `SHARDS` does not name is
+    /// a configuration fault.
+    pub fn place(&self, shard: &str) -> ApiResult<()> {
+        if self.topology()?.shard(shard).is_none() {
+            return Err(ApiError::Misconfigured(format!(
+                "an account is on the shard {shard}, which SHARDS does not name"
+            )));
+        }
+        let mut current = self.shard.borrow_mut();
+        if current.as_deref() != Some(shard) {
+            *current = Some(shard.to_string());
+            *self.db.borrow_mut() = None;
+        }
+        Ok(())
+    }
+
+    /// The request's one session on the account's shard, opened on first use where
+    /// [`App::start_reads`] said.
+    pub fn db(&self) -> ApiResult<Rc<Shard>> {
         if let Some(db) = self.db.borrow().as_ref() {
             return Ok(db.clone());
         }
-        let db = Rc::new(Db::open(&self.env, &self.start.borrow())?);
+        let shard = self.shard.borrow().clone().ok_or_else(|| {
+            ApiError::Internal("a shard was asked for before the account was known".into())
+        })?;
+        let db = Rc::new(Shard::open(&self.env, &shard, &self.start.borrow())?);
         *self.db.borrow_mut() = Some(db.clone());
+        Ok(db)
+    }
+
+    /// The request's session on the directory, at its primary (what it holds changes
+    /// rarely and is read once per token or slug; a replica could miss a new slug).
+    pub fn directory(&self) -> ApiResult<Rc<Directory>> {
+        self.topology()?;
+        if let Some(db) = self.directory.borrow().as_ref() {
+            return Ok(db.clone());
+        }
+        let db = Rc::new(Directory::primary(&self.env)?);
+        *self.directory.borrow_mut() = Some(db.clone());
         Ok(db)
     }
 
@@ -104,8 +151,18 @@ impl App {
         self.kv_ms.get()
     }
 
-    /// The session, if the request used D1.
-    pub fn used_db(&self) -> Option<Rc<Db>> {
+    /// The shard's session, if the request used one.
+    pub fn used_db(&self) -> Option<Rc<Shard>> {
         self.db.borrow().clone()
+    }
+
+    /// Milliseconds spent on D1 (shard and directory), if the request used it.
+    pub fn db_ms(&self) -> Option<f64> {
+        let shard = self.db.borrow().as_ref().map(|d| d.spent_ms());
+        let directory = self.directory.borrow().as_ref().map(|d| d.spent_ms());
+        match (shard, directory) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        }
     }
 }

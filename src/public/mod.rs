@@ -9,9 +9,13 @@ pub mod qr;
 pub mod tracking;
 pub mod vcard;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 use worker::{Headers, Request, Response};
 
+use crate::domain::account::{Account, Placement};
 use crate::domain::card::Card;
 use crate::domain::conditional::strong_etag;
 use crate::domain::lang::{available_languages, is_language};
@@ -28,6 +32,7 @@ use crate::http::params::{client_address, method, query};
 use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::response::json_response;
 use crate::http::App;
+use crate::store::slugs;
 use crate::store::{cards, leads, outbox};
 use i18n::{strings, Text};
 use page::{Form, FormState};
@@ -105,13 +110,67 @@ fn page_lang(card: &Card, requested: Option<&str>) -> String {
     }
 }
 
+thread_local! {
+    /// Where this isolate last found a slug's card (slugs never change; a move changes the
+    /// shard, which a miss there asks the directory again for).
+    static SLUGS: RefCell<HashMap<String, slugs::Found>> = RefCell::new(HashMap::new());
+}
+
+/// Slugs kept per isolate; past this the map starts over (it only saves a round trip).
+const MAX_SLUGS: usize = 4096;
+
+fn forget_slug(slug: &str) -> bool {
+    SLUGS.with(|m| m.borrow_mut().remove(slug).is_some())
+}
+
+/// The card behind a slug and its account, from the account's shard; the directory says
+/// which shard (remembered per isolate when `cached`).
+async fn find_card(app: &App, slug: &str, cached: bool) -> ApiResult<Option<(Card, Account)>> {
+    let known = if cached {
+        SLUGS.with(|m| m.borrow().get(slug).cloned())
+    } else {
+        None
+    };
+    let found = match known {
+        Some(found) => found,
+        None => {
+            let Some(found) = slugs::find(&*app.directory()?, slug).await? else {
+                return Ok(None);
+            };
+            SLUGS.with(|m| {
+                let mut m = m.borrow_mut();
+                if m.len() >= MAX_SLUGS {
+                    m.clear();
+                }
+                m.insert(slug.to_string(), found.clone());
+            });
+            found
+        }
+    };
+    app.place(&found.shard)?;
+    let mut card = cards::for_page(&*app.db()?, found.card_id, found.account_id).await?;
+    if let Some((_, account)) = card.as_mut() {
+        account.placement = Some(Placement {
+            data_region: found.data_region,
+            shard: found.shard,
+            moving: None,
+        });
+    }
+    Ok(card)
+}
+
 /// A card the public may see, as its account's current features let it be shown, and
 /// the account's privacy policy URL (the lead form asks for consent when there is one).
 async fn live_card(app: &App, slug: &str) -> ApiResult<Option<(Card, Option<String>)>> {
     if !is_valid_slug(slug) {
         return Ok(None);
     }
-    let found = cards::by_slug(&*app.db()?, slug).await?;
+    let found = match find_card(app, slug, true).await? {
+        Some(found) => Some(found),
+        // The slug moved with its account since this isolate learnt it: ask again.
+        None if forget_slug(slug) => find_card(app, slug, false).await?,
+        None => None,
+    };
     Ok(found
         .map(|(card, account)| {
             let features = account.overrides.effective(account.plan).0;
@@ -132,7 +191,8 @@ pub async fn handle(app: &App, req: Request, segments: &[&str]) -> Response {
             | ApiError::PayloadTooLarge
             | ApiError::UnsupportedMediaType
             | ApiError::CrossSite
-            | ApiError::MethodNotAllowed(_)),
+            | ApiError::MethodNotAllowed(_)
+            | ApiError::Moving),
         ) => e.into_response(),
         Err(e) => {
             if let ApiError::Internal(cause) = &e {

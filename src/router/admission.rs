@@ -48,6 +48,9 @@ pub async fn admit(
         Route::Read(read) => auth::hint(&hash).map(|hint| (read, hint)),
         Route::Write(_) | Route::OpenApi | Route::BadId(_) => None,
     };
+    // The early read runs on the shard the hint names; a hint of a shard this
+    // configuration lacks runs none (the gate's answer then decides).
+    let early = early.filter(|(_, hint)| app.place(&hint.principal.place.shard).is_ok());
     let Some((read, hint)) = early else {
         let (gate, gate_ms) = gate.await;
         return Admission {

@@ -72,7 +72,7 @@ pub async fn handle(req: Request, env: Env, ctx: Context) -> Response {
         account_id: trace.account_id,
         token_id: trace.token_id,
         gate_ms: trace.gate_ms,
-        db_ms: app.used_db().map(|db| db.spent_ms()),
+        db_ms: app.db_ms(),
         kv_ms: app.kv_ms(),
         total_ms: js_sys::Date::now() - started,
     };
@@ -166,6 +166,8 @@ async fn answer(
         trace.token_id = Some(admitted.principal.token_id);
         trace.gate_ms = Some(told.gate_ms);
     }
+    // The account's shard: every D1 query of the request runs there.
+    app.place(&admitted.principal.place.shard)?;
     let decision = admitted.decision;
     told.decision = Some(decision);
     if let_in.early.is_none() {
@@ -178,6 +180,11 @@ async fn answer(
             retry_after: decision.retry_after,
         }),
         (true, Some(early)) => early,
+        // A moving account's writes wait (regions.md 4); its shard's fence would refuse
+        // them anyway, this only answers before anything else is touched.
+        (true, None) if admitted.principal.place.moving && matches!(route, Route::Write(_)) => {
+            Err(ApiError::Moving)
+        }
         (true, None) => dispatch::dispatch(app, &admitted.principal, req, route).await,
     };
     let resp = resp.unwrap_or_else(ApiError::into_response);

@@ -40,7 +40,7 @@ pub fn finish(app: &App, resp: Response, told: Told, started: f64) -> Response {
         Conditional::Tagged(if_none_match) => edge::conditional(resp, if_none_match.as_deref()),
         Conditional::Untagged => edge::untagged(resp),
     };
-    let db_ms = app.used_db().map_or(0.0, |db| db.spent_ms());
+    let db_ms = app.db_ms().unwrap_or(0.0);
     let total_ms = js_sys::Date::now() - started;
     let headers = resp.headers_mut();
     if let Some(decision) = &told.decision {

@@ -7,9 +7,10 @@ use super::card_row::{card_columns, CardRow};
 use super::erasure::redact_card_leads_sql;
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
+use super::slugs::Reserved;
 use super::views::{card_object, joined, lead_object, JsonText};
 use super::{batch, columns_of, row_count, rows_of, select_first, Columns, Count, SqlValue, Stmt};
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
@@ -68,7 +69,7 @@ pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue
 
 /// A page of the account's cards as their representations, and the total.
 pub async fn list(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     since: Option<i64>,
     page: Page,
@@ -105,7 +106,7 @@ pub fn get_with_leads_sql(account_id: i64, id: i64, view: [SqlValue; 4]) -> Vec<
 }
 
 pub async fn get_with_leads(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     id: i64,
     view: [SqlValue; 4],
@@ -125,33 +126,39 @@ pub fn exists_sql(account_id: i64, id: i64) -> Stmt {
     )
 }
 
-pub async fn exists(db: &Db, account_id: i64, id: i64) -> Result<bool> {
+pub async fn exists(db: &Shard, account_id: i64, id: i64) -> Result<bool> {
     let row: Option<Count> = select_first(db, exists_sql(account_id, id)).await?;
     Ok(row.is_some_and(|c| c.n > 0))
 }
 
-/// Public pages look cards up by slug across accounts (slugs are unique service-wide),
-/// with the owning account, whose current features decide what the page shows.
-pub fn by_slug_sql(slug: &str) -> Vec<Stmt> {
+/// A card page's card (the directory found its id and shard by slug), with the owning
+/// account's copy, whose current features decide what the page shows.
+pub fn for_page_sql(card_id: i64, account_id: i64) -> Vec<Stmt> {
     vec![
         Stmt::new(
-            format!("SELECT {} FROM cards WHERE slug = ?1", card_columns()),
-            vec![slug.into()],
+            format!(
+                "SELECT {} FROM cards WHERE id = ?1 AND account_id = ?2",
+                card_columns()
+            ),
+            vec![card_id.into(), account_id.into()],
         ),
         Stmt::new(
             format!(
-                "SELECT {} FROM cards c JOIN accounts a ON a.id = c.account_id \
-                 WHERE c.slug = ?1",
-                columns_of::<AccountRow>("a.")
+                "SELECT {} FROM accounts WHERE id = ?1",
+                columns_of::<AccountRow>("")
             ),
-            vec![slug.into()],
+            vec![account_id.into()],
         ),
     ]
 }
 
 /// The card and its account's current features, in one round trip.
-pub async fn by_slug(db: &Db, slug: &str) -> Result<Option<(Card, Account)>> {
-    let results = batch(db, by_slug_sql(slug)).await?;
+pub async fn for_page(
+    db: &Shard,
+    card_id: i64,
+    account_id: i64,
+) -> Result<Option<(Card, Account)>> {
+    let results = batch(db, for_page_sql(card_id, account_id)).await?;
     let card = rows_of::<CardRow>(&results, 0)?.into_iter().next();
     let account = rows_of::<AccountRow>(&results, 1)?.into_iter().next();
     Ok(card
@@ -164,13 +171,13 @@ pub enum Created {
     LimitReached,
 }
 
-/// One statement that is atomic in D1: it picks the first free slug (`base`, `base-2`,
-/// ...) and inserts only while the account is under `limit`, so concurrent creates can
-/// neither share a slug nor exceed the limit.
+/// One statement that is atomic in D1: it inserts the card under the id and slug the
+/// directory reserved (`store::slugs`) only while the account is under `limit`, so
+/// concurrent creates cannot exceed the limit.
 pub fn create_sql(
     account_id: i64,
     input: &CardInput,
-    base_slug: &str,
+    reserved: &Reserved,
     title: &str,
     limit: i64,
     now: i64,
@@ -190,23 +197,20 @@ pub fn create_sql(
         now.into(),
         now.into(),
         now.into(),
-        base_slug.into(),
+        reserved.slug.as_str().into(),
         limit.into(),
+        reserved.card_id.into(),
     ];
     for (col, value) in changes(input.fields()).0 {
         cols.push(col);
         args.push(value);
     }
-    // ?1..?6 are the fixed columns, ?7 the slug base, ?8 the limit, then the fields.
+    // ?1..?6 are the fixed columns, ?7 the slug, ?8 the limit, ?9 the id, then the fields.
     let mut values: Vec<String> = (1..=6).map(|i| format!("?{i}")).collect();
-    values.extend((9..=args.len()).map(|i| format!("?{i}")));
+    values.extend((10..=args.len()).map(|i| format!("?{i}")));
     let sql = format!(
-        "INSERT INTO cards (slug, {cols}) \
-         SELECT (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 1000000) \
-                 SELECT CASE WHEN i = 1 THEN ?7 ELSE ?7 || '-' || i END FROM n \
-                 WHERE NOT EXISTS (SELECT 1 FROM cards c \
-                     WHERE c.slug = CASE WHEN n.i = 1 THEN ?7 ELSE ?7 || '-' || n.i END) \
-                 LIMIT 1), {values} \
+        "INSERT INTO cards (id, slug, {cols}) \
+         SELECT ?9, ?7, {values} \
          WHERE (SELECT COUNT(*) FROM cards WHERE account_id = ?1) < ?8 \
          RETURNING {columns}",
         cols = cols.join(", "),
@@ -218,10 +222,10 @@ pub fn create_sql(
 
 /// Inserts the card and its `card.created` event in one transaction.
 pub async fn create(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     input: &CardInput,
-    base_slug: &str,
+    reserved: &Reserved,
     title: &str,
     limit: i64,
     now: i64,
@@ -235,7 +239,7 @@ pub async fn create(
         Source::InsertedCard,
     );
     let stmts = vec![
-        create_sql(account_id, input, base_slug, title, limit, now),
+        create_sql(account_id, input, reserved, title, limit, now),
         append,
         bump,
         fanout_sql(account_id, &event, EventType::CardCreated, now),
@@ -266,7 +270,7 @@ pub fn update_sql(account_id: i64, id: i64, patch: &CardPatch, now: i64) -> Stmt
 
 /// Updates the card and records its `card.updated` event in one transaction.
 pub async fn update(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     id: i64,
     patch: &CardPatch,
@@ -306,7 +310,7 @@ pub fn delete_sql(account_id: i64, id: i64) -> [Stmt; 2] {
 
 /// Deletes the card and its leads and records `card.deleted`, in one transaction; `false`
 /// when the account has no such card (and nothing is recorded).
-pub async fn delete(db: &Db, account_id: i64, id: i64, now: i64) -> Result<(bool, Outbox)> {
+pub async fn delete(db: &Shard, account_id: i64, id: i64, now: i64) -> Result<(bool, Outbox)> {
     let event = events::new_id()?;
     let [append, bump] = events::append_sql(
         account_id,

@@ -10,7 +10,7 @@ use worker::Result;
 use super::outbox::Outbox;
 use super::row::impl_row;
 use super::{batch, row_count, select, SqlValue, Stmt};
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::email_key::email_key;
 use crate::js::normalize;
 
@@ -52,6 +52,7 @@ pub fn erase_sql(account_id: i64, set: LeadSet, now: i64) -> Vec<Stmt> {
     let (cond, set_args) = set.condition();
     let leads = format!("SELECT l.id FROM leads l WHERE l.account_id = ?1 AND {cond}");
     let now_mark = format!("?{}", set_args.len() + 2);
+    let next = super::next_id("?1", true);
     let args = |with_now: bool| -> Vec<SqlValue> {
         let mut a: Vec<SqlValue> = vec![account_id.into()];
         a.extend(set_args.iter().cloned());
@@ -83,9 +84,9 @@ pub fn erase_sql(account_id: i64, set: LeadSet, now: i64) -> Vec<Stmt> {
         ),
         Stmt::new(
             format!(
-                "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
-                     status, due_at, created_at) \
-                 SELECT ?1, w.id, e.id, e.type, 1, 'pending', {now_mark}, {now_mark} \
+                "INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, \
+                     attempt, status, due_at, created_at) \
+                 SELECT {next}, ?1, w.id, e.id, e.type, 1, 'pending', {now_mark}, {now_mark} \
                  FROM events e JOIN webhooks w ON w.account_id = ?1 AND w.status = 'enabled' \
                  WHERE e.lead_id IN ({leads}) AND e.account_id = ?1 AND e.type = 'lead.deleted' \
                    AND EXISTS (SELECT 1 FROM json_each(w.events) \
@@ -110,7 +111,7 @@ pub fn erase_sql(account_id: i64, set: LeadSet, now: i64) -> Vec<Stmt> {
 
 /// The number of leads erased, and the webhook attempts to send.
 pub async fn erase(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     set: LeadSet<'_>,
     now: i64,
@@ -167,6 +168,6 @@ pub fn expired_sql(now: i64, day_ms: i64, limit: i64) -> Stmt {
     )
 }
 
-pub async fn expired(db: &Db, now: i64, day_ms: i64, limit: i64) -> Result<Vec<Retention>> {
+pub async fn expired(db: &Shard, now: i64, day_ms: i64, limit: i64) -> Result<Vec<Retention>> {
     select(db, expired_sql(now, day_ms, limit)).await
 }

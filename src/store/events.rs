@@ -10,7 +10,7 @@ use worker::Result;
 use super::card_row::CardRow;
 use super::row::{from_json, impl_row, Row};
 use super::{batch, columns_of, json_object_of, prune_in_steps, rows_of, select_first, Stmt};
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::event::{event_id, Event, EventObject, EventType};
 use crate::domain::lead::{CardSummary, Lead};
 
@@ -244,7 +244,7 @@ pub fn list_sql(account_id: i64, after: i64, types: &[EventType], limit: i64) ->
 }
 
 pub async fn list(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     after: i64,
     types: &[EventType],
@@ -268,7 +268,7 @@ pub fn get_sql(account_id: i64, id: &str) -> Stmt {
     )
 }
 
-pub async fn get(db: &Db, account_id: i64, id: &str) -> Result<Option<Event>> {
+pub async fn get(db: &Shard, account_id: i64, id: &str) -> Result<Option<Event>> {
     let row: Option<EventRow> = select_first(db, get_sql(account_id, id)).await?;
     Ok(decode_all(row.into_iter().collect()).pop())
 }
@@ -293,7 +293,7 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Vec<Stmt> {
 }
 
 /// Prunes in bounded steps; the number of events removed.
-pub async fn prune(db: &Db, cutoff: i64) -> Result<usize> {
+pub async fn prune(db: &Shard, cutoff: i64) -> Result<usize> {
     const STEP: i64 = 1_000;
     prune_in_steps(db, STEP, 20, 1, || prune_sql(cutoff, STEP)).await
 }

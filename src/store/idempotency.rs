@@ -6,7 +6,7 @@ use worker::Result;
 
 use super::row::impl_row;
 use super::{run, select_first, Stmt};
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::idempotency::{Kept, KeptResponse};
 
 /// A request taking a key: what it is, when, and from when older claims give way.
@@ -63,7 +63,7 @@ struct Claimed {
 impl_row!(Claimed { claimed });
 
 /// Whether this request now holds the key.
-pub async fn claim(db: &Db, c: &Claim<'_>) -> Result<bool> {
+pub async fn claim(db: &Shard, c: &Claim<'_>) -> Result<bool> {
     Ok(select_first::<Claimed>(db, claim_sql(c)).await?.is_some())
 }
 
@@ -119,7 +119,7 @@ pub fn find_sql(account_id: i64, key: &str) -> Stmt {
     )
 }
 
-pub async fn find(db: &Db, account_id: i64, key: &str) -> Result<Option<Kept>> {
+pub async fn find(db: &Shard, account_id: i64, key: &str) -> Result<Option<Kept>> {
     let row: Option<KeptRow> = select_first(db, find_sql(account_id, key)).await?;
     Ok(row.map(KeptRow::decode))
 }
@@ -139,7 +139,12 @@ pub fn complete_sql(account_id: i64, key: &str, response: &KeptResponse) -> Stmt
     )
 }
 
-pub async fn complete(db: &Db, account_id: i64, key: &str, response: &KeptResponse) -> Result<()> {
+pub async fn complete(
+    db: &Shard,
+    account_id: i64,
+    key: &str,
+    response: &KeptResponse,
+) -> Result<()> {
     run(db, complete_sql(account_id, key, response)).await
 }
 
@@ -151,7 +156,7 @@ pub fn release_sql(account_id: i64, key: &str) -> Stmt {
     )
 }
 
-pub async fn release(db: &Db, account_id: i64, key: &str) -> Result<()> {
+pub async fn release(db: &Shard, account_id: i64, key: &str) -> Result<()> {
     run(db, release_sql(account_id, key)).await
 }
 
@@ -164,6 +169,6 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
     )
 }
 
-pub async fn prune(db: &Db, cutoff: i64) -> Result<()> {
+pub async fn prune(db: &Shard, cutoff: i64) -> Result<()> {
     run(db, prune_sql(cutoff, 5_000)).await
 }

@@ -9,7 +9,7 @@ use super::outbox::{fanout_sql, Outbox};
 use super::row::impl_row;
 use super::views::{joined, lead_object, JsonText};
 use super::{batch, columns_of, rows_of, select, Count, SqlValue, Stmt};
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::email_key::email_key;
 use crate::domain::event::EventType;
 use crate::domain::lead::lead_fields;
@@ -43,9 +43,10 @@ pub fn lead_columns() -> &'static str {
 pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str, now: i64) -> Stmt {
     Stmt::new(
         format!(
-            "INSERT INTO leads (account_id, card_id, name, email, phone, message, source, \
+            "INSERT INTO leads (id, account_id, card_id, name, email, phone, message, source, \
              consent_at, created_at, updated_at, email_key) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?8, ?8, ?10) RETURNING {}",
+             VALUES ({}, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?8, ?8, ?10) RETURNING {}",
+            super::next_id("?1", false),
             lead_columns()
         ),
         vec![
@@ -65,7 +66,7 @@ pub fn create_sql(account_id: i64, card_id: i64, lead: &LeadInput, source: &str,
 
 /// Inserts the lead and its `lead.created` event in one transaction.
 pub async fn create(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     card_id: i64,
     lead: &LeadInput,
@@ -155,7 +156,7 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
 }
 
 pub async fn list(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     filter: &LeadFilter,
     page: Page,
@@ -189,7 +190,7 @@ pub fn get_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     ]
 }
 
-pub async fn get(db: &Db, account_id: i64, id: i64) -> Result<Option<(Lead, CardSummary)>> {
+pub async fn get(db: &Shard, account_id: i64, id: i64) -> Result<Option<(Lead, CardSummary)>> {
     let results = batch(db, get_sql(account_id, id)).await?;
     let lead = rows_of::<Lead>(&results, 0)?.into_iter().next();
     let card = rows_of::<CardSummary>(&results, 1)?.into_iter().next();
@@ -234,7 +235,7 @@ impl_row!(Unkeyed { id, email });
 const KEY_BATCH: i64 = 100;
 
 /// Computes up to [`KEY_BATCH`] missing keys (of one account, or of any); how many.
-pub async fn fill_keys(db: &Db, account_id: Option<i64>) -> Result<usize> {
+pub async fn fill_keys(db: &Shard, account_id: Option<i64>) -> Result<usize> {
     let rows: Vec<Unkeyed> = select(db, missing_keys_sql(account_id, KEY_BATCH)).await?;
     if rows.is_empty() {
         return Ok(0);
@@ -260,7 +261,7 @@ const KEY_BATCHES_PER_REQUEST: usize = 20;
 /// while the cron (upkeep::fill_email_keys) has not reached it. Once the backlog is gone
 /// this is one indexed read. A backlog beyond the bound is an error (the client retries
 /// after the cron's next runs), never a silently shorter answer.
-pub async fn fill_account_keys(db: &Db, account_id: i64) -> Result<()> {
+pub async fn fill_account_keys(db: &Shard, account_id: i64) -> Result<()> {
     for _ in 0..KEY_BATCHES_PER_REQUEST {
         if (fill_keys(db, Some(account_id)).await? as i64) < KEY_BATCH {
             return Ok(());

@@ -18,6 +18,7 @@ pub mod leads;
 pub mod outbox;
 pub mod row;
 pub mod sealed;
+pub mod slugs;
 pub mod tokens;
 pub mod views;
 pub mod webhooks;
@@ -32,6 +33,24 @@ use crate::db::Db;
 
 use self::row::{impl_row, Row};
 use crate::domain::input::{Column, Field};
+
+/// The SQL of the next id of an account's lead, webhook or delivery (`account` is the SQL
+/// of its account id): `account_id * 2^31 + n`, n counted per account in its shard
+/// (`accounts.last_id`, which a trigger moves past every insert). Ids stay unique when an
+/// account moves into a shard that holds other accounts' rows (regions.md 4), and the
+/// account a delivery belongs to can be read off its id ([`crate::domain::ids`]).
+/// `rows`: an `INSERT ... SELECT` of several rows numbers them in order.
+pub fn next_id(account: &str, rows: bool) -> String {
+    let nth = if rows {
+        " + ROW_NUMBER() OVER () - 1"
+    } else {
+        ""
+    };
+    format!(
+        "({account} * {span} + (SELECT last_id + 1 FROM accounts WHERE id = {account}){nth})",
+        span = crate::domain::ids::ACCOUNT_SPAN
+    )
+}
 
 /// A value bound to a statement parameter.
 #[derive(Debug, Clone, PartialEq)]

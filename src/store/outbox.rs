@@ -11,7 +11,7 @@ use worker::{Context, D1Result, Env, Result};
 
 use super::row::impl_row;
 use super::{rows_of, select, Stmt};
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::config::WebhooksFault;
 use crate::domain::event::EventType;
 
@@ -48,13 +48,16 @@ impl Outbox {
 /// written only when event `event_id` was (the statements before it in the batch).
 pub fn fanout_sql(account_id: i64, event_id: &str, kind: EventType, now: i64) -> Stmt {
     Stmt::new(
-        "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
-             status, due_at, created_at) \
-         SELECT ?1, w.id, ?2, ?3, 1, 'pending', ?4, ?4 FROM webhooks w \
-         WHERE w.account_id = ?1 AND w.status = 'enabled' \
-           AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3)) \
-           AND EXISTS (SELECT 1 FROM events WHERE id = ?2 AND account_id = ?1) \
-         RETURNING id",
+        format!(
+            "INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, attempt, \
+                 status, due_at, created_at) \
+             SELECT {}, ?1, w.id, ?2, ?3, 1, 'pending', ?4, ?4 FROM webhooks w \
+             WHERE w.account_id = ?1 AND w.status = 'enabled' \
+               AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3)) \
+               AND EXISTS (SELECT 1 FROM events WHERE id = ?2 AND account_id = ?1) \
+             RETURNING id",
+            super::next_id("?1", true)
+        ),
         vec![
             account_id.into(),
             event_id.into(),
@@ -78,7 +81,7 @@ pub fn overdue_sql(now: i64, claim_ms: i64, limit: i64) -> Stmt {
     )
 }
 
-pub async fn overdue(db: &Db, now: i64, claim_ms: i64, limit: i64) -> Result<Outbox> {
+pub async fn overdue(db: &Shard, now: i64, claim_ms: i64, limit: i64) -> Result<Outbox> {
     let found: Vec<Id> = select(db, overdue_sql(now, claim_ms, limit)).await?;
     Ok(Outbox(found.into_iter().map(|r| r.id).collect()))
 }

@@ -4,10 +4,11 @@ use serde::{Deserialize, Serialize};
 use worker::Result;
 
 use super::row::impl_row;
-use super::{batch, row_count, rows_of, run, select, select_first, Stmt};
-use crate::db::Db;
+use super::{run, select, select_first, Stmt};
+use crate::db::Directory;
 use crate::domain::plan::{Overrides, Plan};
-use crate::domain::principal::Principal;
+use crate::domain::principal::{Place, Principal};
+use crate::domain::region::Region;
 use crate::domain::token::{Scopes, Token};
 
 #[derive(Debug)]
@@ -52,6 +53,9 @@ pub struct AuthRow {
     pub advanced_analytics: Option<i64>,
     pub white_label: Option<i64>,
     pub lead_form: Option<i64>,
+    pub shard: String,
+    pub data_region: String,
+    pub moving: Option<i64>,
 }
 impl_row!(AuthRow {
     token_id,
@@ -63,7 +67,10 @@ impl_row!(AuthRow {
     api_access,
     advanced_analytics,
     white_label,
-    lead_form
+    lead_form,
+    shard,
+    data_region,
+    moving
 });
 
 impl AuthRow {
@@ -82,6 +89,11 @@ impl AuthRow {
                 lead_form: flag(self.lead_form),
             },
         )
+        .placed(Place {
+            shard: self.shard.clone(),
+            region: Region::parse(&self.data_region),
+            moving: self.moving.is_some(),
+        })
     }
 }
 
@@ -104,7 +116,7 @@ pub fn create_sql(account_id: i64, name: &str, hash: &str, scopes: &Scopes, now:
 }
 
 pub async fn create(
-    db: &Db,
+    db: &Directory,
     account_id: i64,
     name: &str,
     hash: &str,
@@ -126,7 +138,7 @@ pub fn list_sql(account_id: i64) -> Stmt {
     )
 }
 
-pub async fn list(db: &Db, account_id: i64) -> Result<Vec<Token>> {
+pub async fn list(db: &Directory, account_id: i64) -> Result<Vec<Token>> {
     let rows: Vec<TokenRow> = select(db, list_sql(account_id)).await?;
     Ok(rows.into_iter().map(TokenRow::decode).collect())
 }
@@ -136,41 +148,52 @@ struct Hash {
 }
 impl_row!(Hash { token_hash });
 
-/// Revoking twice is harmless. The webhooks the token is answerable for are disabled in
-/// the same transaction, so a leaked token's subscriptions stop with it.
-pub fn revoke_sql(id: i64, now: i64) -> Vec<Stmt> {
-    vec![
-        Stmt::new(
-            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 \
-             RETURNING token_hash",
-            vec![id.into(), now.into()],
-        ),
-        Stmt::new(
-            "UPDATE webhooks SET status = 'disabled', updated_at = ?2 \
-             WHERE token_id = ?1 AND status = 'enabled' \
-               AND account_id = (SELECT account_id FROM tokens WHERE id = ?1) \
-             RETURNING id",
-            vec![id.into(), now.into()],
-        ),
-    ]
+/// Revoking twice is harmless. The caller then disables the webhooks the token is
+/// answerable for in the account's shard (`webhooks::disable_for_token`); an attempt of
+/// one that raced the revocation is not sent (the consumer asks [`revoked`]).
+pub fn revoke_sql(id: i64, now: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 \
+         RETURNING token_hash, account_id, \
+             (SELECT shard FROM accounts a WHERE a.id = tokens.account_id) AS shard",
+        vec![id.into(), now.into()],
+    )
 }
 
-/// What revoking came to: the token's hash and how many webhooks were disabled.
+/// A revoked token: its hash, account and the account's shard.
 pub struct Revoked {
-    pub hash: String,
-    pub webhooks_disabled: usize,
+    pub token_hash: String,
+    pub account_id: i64,
+    pub shard: String,
 }
+impl_row!(Revoked {
+    token_hash,
+    account_id,
+    shard
+});
 
 /// Marks a token revoked; `None` when no such token exists.
-pub async fn revoke(db: &Db, id: i64, now: i64) -> Result<Option<Revoked>> {
-    let results = batch(db, revoke_sql(id, now)).await?;
-    let Some(row) = rows_of::<Hash>(&results, 0)?.into_iter().next() else {
-        return Ok(None);
-    };
-    Ok(Some(Revoked {
-        hash: row.token_hash,
-        webhooks_disabled: row_count(&results, 1)?,
-    }))
+pub async fn revoke(db: &Directory, id: i64, now: i64) -> Result<Option<Revoked>> {
+    select_first(db, revoke_sql(id, now)).await
+}
+
+struct Flag {
+    revoked: i64,
+}
+impl_row!(Flag { revoked });
+
+pub fn revoked_sql(id: i64) -> Stmt {
+    Stmt::new(
+        "SELECT EXISTS (SELECT 1 FROM tokens WHERE id = ?1 AND revoked_at IS NOT NULL) \
+             AS revoked",
+        vec![id.into()],
+    )
+}
+
+/// Whether the token has been revoked (a missing token is not: the account deletes it).
+pub async fn revoked(db: &Directory, id: i64) -> Result<bool> {
+    let row: Option<Flag> = select_first(db, revoked_sql(id)).await?;
+    Ok(row.is_some_and(|f| f.revoked != 0))
 }
 
 pub fn hashes_sql(account_id: i64) -> Stmt {
@@ -181,7 +204,7 @@ pub fn hashes_sql(account_id: i64) -> Stmt {
 }
 
 /// Hashes of an account's live tokens, whose cached auth records an account change voids.
-pub async fn hashes(db: &Db, account_id: i64) -> Result<Vec<String>> {
+pub async fn hashes(db: &Directory, account_id: i64) -> Result<Vec<String>> {
     let rows: Vec<Hash> = select(db, hashes_sql(account_id)).await?;
     Ok(rows.into_iter().map(|r| r.token_hash).collect())
 }
@@ -189,14 +212,15 @@ pub async fn hashes(db: &Db, account_id: i64) -> Result<Vec<String>> {
 pub fn lookup_sql(hash: &str) -> Stmt {
     Stmt::new(
         "SELECT t.id AS token_id, t.account_id, t.scopes, t.last_used_at, a.plan, \
-                a.card_limit, a.api_access, a.advanced_analytics, a.white_label, a.lead_form \
+                a.card_limit, a.api_access, a.advanced_analytics, a.white_label, a.lead_form, \
+                a.shard, a.data_region, a.moving \
          FROM tokens t JOIN accounts a ON a.id = t.account_id \
          WHERE t.token_hash = ?1 AND t.revoked_at IS NULL",
         vec![hash.into()],
     )
 }
 
-pub async fn lookup(db: &Db, hash: &str) -> Result<Option<AuthRow>> {
+pub async fn lookup(db: &Directory, hash: &str) -> Result<Option<AuthRow>> {
     select_first(db, lookup_sql(hash)).await
 }
 
@@ -209,6 +233,6 @@ pub fn touch_sql(id: i64, now: i64, min_gap_ms: i64) -> Stmt {
     )
 }
 
-pub async fn touch(db: &Db, id: i64, now: i64, min_gap_ms: i64) -> Result<()> {
+pub async fn touch(db: &Directory, id: i64, now: i64, min_gap_ms: i64) -> Result<()> {
     run(db, touch_sql(id, now, min_gap_ms)).await
 }

@@ -12,7 +12,7 @@ use super::{
     batch, columns_of, prune_in_steps, row_count, rows_of, run, select, select_first, Columns,
     Count, SqlValue, Stmt,
 };
-use crate::db::Db;
+use crate::db::Shard;
 use crate::domain::event::EventType;
 use crate::domain::pagination::Page;
 use crate::domain::webhook::{
@@ -101,11 +101,12 @@ pub fn create_sql(
     let events = input.events.as_ref().map(EventFilter::to_stored);
     Stmt::new(
         format!(
-            "INSERT INTO webhooks (account_id, url, events, description, secret, origin, \
+            "INSERT INTO webhooks (id, account_id, url, events, description, secret, origin, \
                  created_at, updated_at, token_id) \
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?9 \
+             SELECT {}, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?9 \
              WHERE (SELECT COUNT(*) FROM webhooks WHERE account_id = ?1) < ?8 \
              RETURNING {}",
+            super::next_id("?1", false),
             webhook_columns()
         ),
         vec![
@@ -124,7 +125,7 @@ pub fn create_sql(
 
 /// `None` at the subscription limit.
 pub async fn create(
-    db: &Db,
+    db: &Shard,
     owner: Owner,
     input: &WebhookInput,
     sealed_secret: &str,
@@ -156,7 +157,7 @@ pub fn list_sql(account_id: i64, page: Page) -> Vec<Stmt> {
     ]
 }
 
-pub async fn list(db: &Db, account_id: i64, page: Page) -> Result<(Vec<Webhook>, i64)> {
+pub async fn list(db: &Shard, account_id: i64, page: Page) -> Result<(Vec<Webhook>, i64)> {
     let results = batch(db, list_sql(account_id, page)).await?;
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     let hooks = rows_of::<WebhookRow>(&results, 1)?;
@@ -173,7 +174,7 @@ pub fn get_sql(account_id: i64, id: i64) -> Stmt {
     )
 }
 
-pub async fn get(db: &Db, account_id: i64, id: i64) -> Result<Option<Webhook>> {
+pub async fn get(db: &Shard, account_id: i64, id: i64) -> Result<Option<Webhook>> {
     let row: Option<WebhookRow> = select_first(db, get_sql(account_id, id)).await?;
     Ok(row.map(WebhookRow::decode))
 }
@@ -208,7 +209,7 @@ pub fn update_sql(owner: Owner, id: i64, input: &WebhookInput, now: i64) -> Stmt
 }
 
 pub async fn update(
-    db: &Db,
+    db: &Shard,
     owner: Owner,
     id: i64,
     input: &WebhookInput,
@@ -233,7 +234,7 @@ pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     ]
 }
 
-pub async fn delete(db: &Db, account_id: i64, id: i64) -> Result<bool> {
+pub async fn delete(db: &Shard, account_id: i64, id: i64) -> Result<bool> {
     let results = batch(db, delete_sql(account_id, id)).await?;
     Ok(row_count(&results, 1)? > 0)
 }
@@ -258,7 +259,7 @@ pub fn rotate_sql(account_id: i64, id: i64, sealed_secret: &str, now: i64) -> St
 }
 
 pub async fn rotate(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     id: i64,
     sealed_secret: &str,
@@ -296,7 +297,7 @@ pub fn deliveries_sql(account_id: i64, webhook_id: i64, page: Page) -> Vec<Stmt>
 
 /// `None` when the account has no such webhook.
 pub async fn deliveries(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     webhook_id: i64,
     page: Page,
@@ -362,9 +363,9 @@ pub fn redeliver_sql(
         ),
         Stmt::new(
             format!(
-                "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
-                     status, due_at, created_at, redelivery) \
-                 SELECT ?2, w.id, e.id, e.type, \
+                "INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, \
+                     attempt, status, due_at, created_at, redelivery) \
+                 SELECT {}, ?2, w.id, e.id, e.type, \
                      COALESCE((SELECT MAX(attempt) FROM deliveries \
                                WHERE webhook_id = ?1 AND event_id = ?3), 0) + 1, \
                      'pending', ?4, ?4, 1 \
@@ -375,6 +376,7 @@ pub fn redeliver_sql(
                    AND (SELECT COUNT(*) FROM deliveries WHERE webhook_id = ?1 AND event_id = ?3 \
                         AND account_id = ?2 AND redelivery = 1 AND created_at > ?6) < ?7 \
                  RETURNING {}",
+                super::next_id("?2", false),
                 delivery_columns()
             ),
             vec![
@@ -408,7 +410,7 @@ struct Window {
 impl_row!(Window { n, oldest });
 
 pub async fn redeliver(
-    db: &Db,
+    db: &Shard,
     account_id: i64,
     webhook_id: i64,
     event_id: &str,
@@ -471,9 +473,10 @@ pub struct Target {
     pub status: String,
     pub origin: String,
     pub failing_since: Option<i64>,
-    /// 1 when the token answerable for the webhook has been revoked (revoking disables the
-    /// webhook too; this catches a change that raced the revocation).
-    pub token_revoked: i64,
+    /// The token answerable for the webhook: the consumer asks the directory whether it
+    /// was revoked (revoking disables the webhook too; this catches a change that raced
+    /// the revocation).
+    pub token_id: Option<i64>,
 }
 impl_row!(Target {
     url,
@@ -483,7 +486,7 @@ impl_row!(Target {
     status,
     origin,
     failing_since,
-    token_revoked,
+    token_id,
 });
 
 /// Everything one attempt needs, read in the transaction that claims it.
@@ -520,8 +523,7 @@ pub fn claim_sql(delivery_id: i64, now: i64, claim_ms: i64) -> Vec<Stmt> {
         ),
         Stmt::new(
             "SELECT url, secret, previous_secret, previous_until, status, origin, \
-                 failing_since, EXISTS (SELECT 1 FROM tokens t \
-                     WHERE t.id = w.token_id AND t.revoked_at IS NOT NULL) AS token_revoked \
+                 failing_since, token_id \
              FROM webhooks w WHERE w.id = (SELECT webhook_id FROM deliveries WHERE id = ?1)",
             vec![delivery_id.into()],
         ),
@@ -531,7 +533,12 @@ pub fn claim_sql(delivery_id: i64, now: i64, claim_ms: i64) -> Vec<Stmt> {
 }
 
 /// `None` when the attempt is done already or another consumer holds it.
-pub async fn claim(db: &Db, delivery_id: i64, now: i64, claim_ms: i64) -> Result<Option<Claimed>> {
+pub async fn claim(
+    db: &Shard,
+    delivery_id: i64,
+    now: i64,
+    claim_ms: i64,
+) -> Result<Option<Claimed>> {
     let results = batch(db, claim_sql(delivery_id, now, claim_ms)).await?;
     let Some(attempt) = rows_of::<Attempt>(&results, 0)?.into_iter().next() else {
         return Ok(None);
@@ -554,7 +561,7 @@ pub fn park_sql(delivery_id: i64, account_id: i64, due: i64) -> Stmt {
     )
 }
 
-pub async fn park(db: &Db, delivery_id: i64, account_id: i64, due: i64) -> Result<()> {
+pub async fn park(db: &Shard, delivery_id: i64, account_id: i64, due: i64) -> Result<()> {
     run(db, park_sql(delivery_id, account_id, due)).await
 }
 
@@ -567,7 +574,7 @@ pub fn resume_sql(account_id: i64, now: i64) -> Stmt {
     )
 }
 
-pub async fn resume(db: &Db, account_id: i64, now: i64) -> Result<Outbox> {
+pub async fn resume(db: &Shard, account_id: i64, now: i64) -> Result<Outbox> {
     let results = batch(db, vec![resume_sql(account_id, now)]).await?;
     Outbox::written(&results, 0)
 }
@@ -614,21 +621,44 @@ pub fn finish_sql(
     ];
     if let Some(due) = next_due {
         stmts.push(Stmt::new(
-            "INSERT INTO deliveries (account_id, webhook_id, event_id, event_type, attempt, \
-                 status, due_at, created_at) \
-             SELECT account_id, webhook_id, event_id, event_type, attempt + 1, 'pending', ?2, ?3 \
-             FROM deliveries d WHERE d.id = ?1 AND EXISTS \
-                 (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled') \
-             RETURNING id",
+            format!(
+                "INSERT INTO deliveries (id, account_id, webhook_id, event_id, event_type, \
+                     attempt, status, due_at, created_at) \
+                 SELECT {}, account_id, webhook_id, event_id, event_type, attempt + 1, \
+                     'pending', ?2, ?3 \
+                 FROM deliveries d WHERE d.id = ?1 AND EXISTS \
+                     (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'enabled') \
+                 RETURNING id",
+                super::next_id("d.account_id", false)
+            ),
             vec![attempt.id.into(), due.into(), now.into()],
         ));
     }
     stmts
 }
 
+pub fn disable_for_token_sql(account_id: i64, token_id: i64, now: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE webhooks SET status = 'disabled', updated_at = ?3 \
+         WHERE token_id = ?2 AND status = 'enabled' AND account_id = ?1 RETURNING id",
+        vec![account_id.into(), token_id.into(), now.into()],
+    )
+}
+
+/// Disables the enabled webhooks a revoked token answers for; how many.
+pub async fn disable_for_token(
+    db: &Shard,
+    account_id: i64,
+    token_id: i64,
+    now: i64,
+) -> Result<usize> {
+    let results = batch(db, vec![disable_for_token_sql(account_id, token_id, now)]).await?;
+    row_count(&results, 0)
+}
+
 /// The next attempt written, if any.
 pub async fn finish(
-    db: &Db,
+    db: &Shard,
     attempt: &Attempt,
     outcome: &Outcome,
     disable: bool,
@@ -654,7 +684,7 @@ pub fn prune_sql(cutoff: i64, max_rows: i64) -> Stmt {
 }
 
 /// Prunes in bounded steps; the number of attempts removed.
-pub async fn prune(db: &Db, cutoff: i64) -> Result<usize> {
+pub async fn prune(db: &Shard, cutoff: i64) -> Result<usize> {
     const STEP: i64 = 1_000;
     prune_in_steps(db, STEP, 20, 0, || vec![prune_sql(cutoff, STEP)]).await
 }

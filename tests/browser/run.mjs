@@ -61,7 +61,7 @@ async function main() {
   const img = `http://127.0.0.1:${imagePort}`;
 
   const state = mkdtempSync(join(tmpdir(), "cardapi-browser-"));
-  execFileSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], {
+  execFileSync(join(root, "scripts/migrate-local.sh"), ["--persist-to", state], {
     cwd: root, env: { ...process.env, CI: "true" }, stdio: "ignore",
   });
   const log = join(state, "wrangler.log");

@@ -79,7 +79,7 @@ echo '{"type":"module"}' >"$clients/ts/package.json"
   --module nodenext --moduleResolution nodenext --lib es2022,dom --outDir "$clients/ts/js" \
   "$clients/ts/sync_client.ts"
 
-CI=true "$wrangler" d1 migrations apply DB --local --persist-to "$state" >/dev/null
+scripts/migrate-local.sh --persist-to "$state" >/dev/null
 # The limit is raised so schemathesis measures the API, not the limiter (tested in e2e).
 # Webhook attempts are recorded but not sent (WEBHOOKS_FAULT=drop-send): schemathesis
 # subscribes random public URLs, and with no network each attempt is a failed DNS lookup

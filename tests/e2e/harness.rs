@@ -106,15 +106,15 @@ impl Server {
             .join(format!("{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&state);
         std::fs::create_dir_all(&state).expect("create state dir");
-        let out = Command::new(&wrangler)
+        let _ = &wrangler;
+        let out = Command::new(root.join("scripts/migrate-local.sh"))
             .current_dir(root)
-            .args(["d1", "migrations", "apply", "DB", "--local", "--config"])
+            .arg("--config")
             .arg(test_config(&state))
             .arg("--persist-to")
             .arg(&state)
-            .env("CI", "true")
             .output()
-            .expect("run wrangler d1 migrations apply");
+            .expect("run scripts/migrate-local.sh");
         assert!(
             out.status.success(),
             "migrations failed:\n{}{}",
@@ -145,13 +145,31 @@ impl Server {
         Server::launch(name, self.state.clone(), vars)
     }
 
-    /// Runs SQL on this server's local D1 with wrangler, as an operator would: only while
-    /// the server is stopped (it and wrangler would share the database files). The rows
-    /// of the last statement.
+    /// The shard bindings of the local configuration (`SHARD_*`).
+    pub fn shards(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(self.state.join("wrangler.toml")).unwrap();
+        text.lines()
+            .take_while(|l| !l.starts_with("[env."))
+            .filter_map(|l| l.strip_prefix("binding = \"SHARD_"))
+            .map(|rest| format!("SHARD_{}", rest.trim_end_matches('"')))
+            .collect()
+    }
+
+    /// [`Server::d1_on`] every shard in turn: the rows of each, one after the other.
     pub fn d1(&self, sql: &str) -> Vec<Value> {
+        self.shards()
+            .iter()
+            .flat_map(|b| self.d1_on(b, sql))
+            .collect()
+    }
+
+    /// Runs SQL on one local D1 database (`DIRECTORY` or a shard) with wrangler, as an
+    /// operator would: only while the server is stopped (it and wrangler would share the
+    /// database files). The rows of the last statement.
+    pub fn d1_on(&self, binding: &str, sql: &str) -> Vec<Value> {
         let out = Command::new(root().join("node_modules/.bin/wrangler"))
             .current_dir(root())
-            .args(["d1", "execute", "DB", "--local", "--json", "--config"])
+            .args(["d1", "execute", binding, "--local", "--json", "--config"])
             .arg(self.state.join("wrangler.toml"))
             .arg("--persist-to")
             .arg(&self.state)

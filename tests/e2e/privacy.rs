@@ -421,7 +421,7 @@ fn leads_without_a_key_are_keyed_before_a_match_and_by_the_cron() {
 
     s.stop();
     s.d1(unkey);
-    assert_eq!(s.d1(unkeyed), vec![json!({"n": 3})]);
+    assert_eq!(count(s.d1(unkeyed)), 3);
     let s = s.restart("email-keys-2");
     let [a, b] = [0, 1].map(|i| Tenant {
         server: &s,
@@ -437,13 +437,13 @@ fn leads_without_a_key_are_keyed_before_a_match_and_by_the_cron() {
 
     s.stop();
     s.d1(unkey);
-    assert_eq!(s.d1(unkeyed), vec![json!({"n": 2})]);
+    assert_eq!(count(s.d1(unkeyed)), 2);
     let s = s.restart("email-keys-3");
     s.cron("* * * * *");
     s.stop();
-    assert_eq!(s.d1(unkeyed), vec![json!({"n": 0})], "the cron keyed them");
+    assert_eq!(count(s.d1(unkeyed)), 0, "the cron keyed them");
     assert_eq!(
-        s.d1("SELECT email_key FROM leads ORDER BY id"),
+        s.d1("SELECT email_key FROM leads ORDER BY account_id, id"),
         vec![
             json!({"email_key": "ärzte@bücher.example"}),
             json!({"email_key": "σοφία@example.gr"}),
@@ -624,4 +624,9 @@ fn with_a_privacy_policy_no_lead_without_consent() {
         let at = lead["consent_at"].as_str().expect("consent_at");
         assert!(parse_iso8601(at).is_some());
     }
+}
+
+/// The sum of the `n` of each shard's answer.
+fn count(rows: Vec<Value>) -> i64 {
+    rows.iter().map(|r| r["n"].as_i64().unwrap_or(0)).sum()
 }

@@ -605,33 +605,36 @@ fn d1_files(s: &Server) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// The kept row of an idempotency key, read from a copy of the local D1 files.
+/// The kept row of an idempotency key, read from a copy of the local D1 files (the
+/// directory and every shard; the account's shard has it).
 fn kept_row(s: &Server, account: i64, key: &str) -> (String, Option<i64>, i64) {
-    let copy = s.state.join(format!("kept-copy-{key}"));
-    let _ = std::fs::remove_dir_all(&copy);
-    std::fs::create_dir_all(&copy).unwrap();
-    let mut db = None;
-    for file in d1_files(s) {
-        let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let to = copy.join(if name.ends_with("-wal") {
-            "d1.sqlite-wal"
-        } else {
-            "d1.sqlite"
-        });
-        std::fs::copy(&file, &to).unwrap();
-        if !name.ends_with("-wal") {
-            assert!(db.is_none(), "one D1 database: {:?}", d1_files(s));
-            db = Some(copy.join("d1.sqlite"));
+    let files = d1_files(s);
+    for (i, file) in files
+        .iter()
+        .filter(|f| !f.to_string_lossy().ends_with("-wal"))
+        .enumerate()
+    {
+        let copy = s.state.join(format!("kept-copy-{key}-{i}"));
+        let _ = std::fs::remove_dir_all(&copy);
+        std::fs::create_dir_all(&copy).unwrap();
+        let db = copy.join("d1.sqlite");
+        std::fs::copy(file, &db).unwrap();
+        let wal = std::path::PathBuf::from(format!("{}-wal", file.display()));
+        if wal.exists() {
+            std::fs::copy(&wal, copy.join("d1.sqlite-wal")).unwrap();
+        }
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let row = conn.query_row(
+            "SELECT body, token_id, holds_secret FROM idempotency_keys \
+             WHERE account_id = ?1 AND key = ?2",
+            rusqlite::params![account, key],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        );
+        if let Ok(row) = row {
+            return row;
         }
     }
-    let conn = rusqlite::Connection::open(db.expect("the D1 database file")).unwrap();
-    conn.query_row(
-        "SELECT body, token_id, holds_secret FROM idempotency_keys \
-         WHERE account_id = ?1 AND key = ?2",
-        rusqlite::params![account, key],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )
-    .unwrap()
+    panic!("no D1 file holds the kept row: {files:?}")
 }
 
 /// Finding 4 of issue 29: a kept create or rotate answer holds the signing secret; it is

@@ -13,7 +13,7 @@ use wasm_bindgen::JsValue;
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{web_sys, Env, Result, State};
 
-use crate::db::Db;
+use crate::db::Directory;
 use crate::domain::ratelimit::{Decision, Window};
 use crate::durable::int;
 use crate::store::tokens::{self, AuthRow};
@@ -74,7 +74,7 @@ impl RateLimiter {
             return Ok(cached);
         }
         let generation = self.generation.get();
-        let row = tokens::lookup(&Db::primary(&self.env)?, hash).await?;
+        let row = tokens::lookup(&Directory::primary(&self.env)?, hash).await?;
         if self.generation.get() == generation {
             *self.auth.borrow_mut() = Some(row.clone());
         }
@@ -166,7 +166,7 @@ impl RateLimiter {
         let env = self.env.clone();
         let id = row.token_id;
         self.state.wait_until(async move {
-            let result = match Db::primary(&env) {
+            let result = match Directory::primary(&env) {
                 Ok(db) => tokens::touch(&db, id, now, TOUCH_INTERVAL_MS).await,
                 Err(e) => Err(e),
             };

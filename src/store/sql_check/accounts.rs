@@ -6,7 +6,7 @@ use super::*;
 use crate::domain::account::AccountPatch;
 use crate::domain::input::Mode;
 use crate::store::accounts;
-use crate::store::accounts::AccountRow;
+use crate::store::accounts::DirectoryRow;
 
 /// Creates the account the other tables' statements run for; its id.
 pub(super) fn created(db: &mut Db, now: i64) -> i64 {
@@ -20,31 +20,48 @@ pub(super) fn created(db: &mut Db, now: i64) -> i64 {
         Mode::Create,
     )
     .expect("valid account");
-    let rows = db.exec("accounts::create_sql", &accounts::create_sql(&patch, now));
-    let account: AccountRow = one("accounts::create_sql", rows);
-    let acc = account.id;
-    let update = AccountPatch::parse(
-        &obj(json!({"name": "Acme 2", "plan": "pro", "card_limit": null,
+    let (account, acc) = db.in_dir(|db| {
+        let stmt = accounts::create_sql(&patch, "wnam", "SHARD_A", now);
+        let account = one::<DirectoryRow>(
+            "accounts::create_sql",
+            db.exec("accounts::create_sql", &stmt),
+        )
+        .decode();
+        let id = account.id;
+        (account, id)
+    });
+    assert_eq!(account.view().shard, Some("SHARD_A"));
+    // The shard's copy, then again as an update.
+    db.exec("accounts::copy_sql", &accounts::copy_sql(&account));
+    db.exec("accounts::copy_sql", &accounts::copy_sql(&account));
+    db.in_dir(|db| {
+        let update = AccountPatch::parse(
+            &obj(json!({"name": "Acme 2", "plan": "pro", "card_limit": null,
                     "features": {"api_access": null, "advanced_analytics": true,
                                  "white_label": false, "lead_form": null}})),
-        Mode::Update,
-    )
-    .expect("valid patch");
-    let stmt = accounts::update_sql(acc, &update).expect("a patch with changes");
-    let rows = db.exec("accounts::update_sql", &stmt);
-    let updated = one::<AccountRow>("accounts::update_sql", rows).decode();
-    assert_eq!(updated.name, "Acme 2");
-    assert_eq!(updated.overrides.card_limit, None);
-    assert!(accounts::update_sql(acc, &AccountPatch::default()).is_none());
-    // Back to enterprise so the token below has API access.
-    let back = AccountPatch::parse(&obj(json!({"plan": "enterprise"})), Mode::Update)
+            Mode::Update,
+        )
         .expect("valid patch");
-    db.exec(
-        "accounts::update_sql",
-        &accounts::update_sql(acc, &back).expect("changes"),
-    );
-    let rows = db.exec("accounts::get_sql", &accounts::get_sql(acc));
-    assert_eq!(one::<AccountRow>("accounts::get_sql", rows).id, acc);
+        let stmt = accounts::update_sql(acc, &update).expect("a patch with changes");
+        let rows = db.exec("accounts::update_sql", &stmt);
+        let updated = one::<DirectoryRow>("accounts::update_sql", rows).decode();
+        assert_eq!(updated.name, "Acme 2");
+        assert_eq!(updated.overrides.card_limit, None);
+        assert!(accounts::update_sql(acc, &AccountPatch::default()).is_none());
+        // Back to enterprise so the token below has API access.
+        let back = AccountPatch::parse(&obj(json!({"plan": "enterprise"})), Mode::Update)
+            .expect("valid patch");
+        db.exec(
+            "accounts::update_sql",
+            &accounts::update_sql(acc, &back).expect("changes"),
+        );
+        let rows = db.exec("accounts::get_sql", &accounts::get_sql(acc));
+        assert_eq!(one::<DirectoryRow>("accounts::get_sql", rows).id, acc);
+        let rows = db.exec("accounts::per_shard_sql", &accounts::per_shard_sql());
+        assert_eq!(rows, vec![json!({"shard": "SHARD_A", "n": 1})]);
+        let rows = db.exec("accounts::shard_of_sql", &accounts::shard_of_sql(acc));
+        assert_eq!(rows, vec![json!({"shard": "SHARD_A"})]);
+    });
     acc
 }
 
@@ -56,7 +73,6 @@ pub(super) fn account_goes_with_everything(db: &mut Db, acc: i64) {
         .expect("pragma");
     let tables = [
         ("accounts", "id"),
-        ("tokens", "account_id"),
         ("cards", "account_id"),
         ("leads", "account_id"),
         ("events", "account_id"),
@@ -75,7 +91,8 @@ pub(super) fn account_goes_with_everything(db: &mut Db, acc: i64) {
     };
     let before: i64 = tables.iter().map(|(t, c)| count(db, t, c)).sum();
     assert!(before > 8, "the account has rows to delete: {before}");
-    let results = db.batch("accounts::delete_sql", &accounts::delete_sql(acc));
+    db.batch("accounts::delete_data_sql", &accounts::delete_data_sql(acc));
+    let results = db.in_dir(|db| db.batch("accounts::delete_sql", &accounts::delete_sql(acc)));
     assert_eq!(results.last().map(Vec::len), Some(1), "the account existed");
     for (table, col) in tables {
         assert_eq!(
@@ -84,7 +101,7 @@ pub(super) fn account_goes_with_everything(db: &mut Db, acc: i64) {
             "{table} keeps rows of a deleted account"
         );
     }
-    let again = db.batch("accounts::delete_sql", &accounts::delete_sql(acc));
+    let again = db.in_dir(|db| db.batch("accounts::delete_sql", &accounts::delete_sql(acc)));
     assert_eq!(
         again.last().map(Vec::len),
         Some(0),

@@ -8,30 +8,41 @@ use crate::domain::pagination::Page;
 use crate::store::accounts::AccountRow;
 use crate::store::card_row::CardRow;
 use crate::store::cards;
+use crate::store::slugs::Reserved;
 use crate::store::views::{card_args, JsonText};
 use crate::store::Count;
 
 /// Creates the account's cards (the limit of 2 reached); the first.
-pub(super) fn created(db: &mut Db, acc: i64, now: i64) -> Card {
+pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> Card {
     // Cards: create (every field), the slug suffix, the limit, update, reads.
     let mut input = CardInput::parse(&obj(full_card())).expect("valid card");
     input.apply_plan(ALL);
-    let create = |limit| cards::create_sql(acc, &input, "ada-lovelace", "Ada Lovelace", limit, now);
-    let rows = db.exec("cards::create_sql", &create(2));
+    let create =
+        |r: &Reserved, limit| cards::create_sql(acc, &input, r, "Ada Lovelace", limit, now);
+    let rows = db.exec("cards::create_sql", &create(reserved, 2));
     let card = one::<CardRow>("cards::create_sql", rows).decode();
-    assert_eq!(card.slug, "ada-lovelace");
+    assert_eq!(
+        (card.id, card.slug.as_str()),
+        (reserved.card_id, reserved.slug.as_str())
+    );
     assert_eq!(card.language, "de");
     assert!(!card.show_branding);
     assert_eq!(
         serde_json::from_str::<Value>(card.social_links.get()).expect("json"),
         json!([{"platform": "github", "url": "ada", "label": "Code"}])
     );
-    let rows = db.exec("cards::create_sql", &create(2));
+    let rows = db.exec(
+        "cards::create_sql",
+        &create(&slot(900, "ada-lovelace-9"), 2),
+    );
     assert_eq!(
         one::<CardRow>("cards::create_sql", rows).slug,
-        "ada-lovelace-2"
+        "ada-lovelace-9"
     );
-    let rows = db.exec("cards::create_sql", &create(2));
+    let rows = db.exec(
+        "cards::create_sql",
+        &create(&slot(901, "ada-lovelace-10"), 2),
+    );
     assert!(rows.is_empty(), "the limit of 2 holds");
 
     let mut patch = CardPatch::parse(&obj(full_card())).expect("valid patch");
@@ -96,14 +107,19 @@ pub(super) fn created(db: &mut Db, acc: i64, now: i64) -> Card {
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
     let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(
-        db.batch("cards::by_slug_sql", &cards::by_slug_sql("ada-lovelace")),
+        db.batch("cards::for_page_sql", &cards::for_page_sql(card.id, acc)),
     )
     .expect("two statements");
-    assert_eq!(one::<CardRow>("cards::by_slug_sql", card_rows).id, card.id);
+    assert_eq!(one::<CardRow>("cards::for_page_sql", card_rows).id, card.id);
     assert_eq!(
-        one::<AccountRow>("cards::by_slug_sql", account_rows).id,
+        one::<AccountRow>("cards::for_page_sql", account_rows).id,
         acc
     );
+    let rows = db.batch(
+        "cards::for_page_sql",
+        &cards::for_page_sql(card.id, acc + 1),
+    );
+    assert!(rows[0].is_empty(), "another account's card is not found");
     card
 }
 

@@ -21,7 +21,14 @@ pub(super) fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
         .expect("valid card");
     let rows = db.exec(
         "cards::create_sql",
-        &cards::create_sql(acc, &card_input, "erasure", "Era Sure", 1000, now),
+        &cards::create_sql(
+            acc,
+            &card_input,
+            &slot(700, "erasure"),
+            "Era Sure",
+            1000,
+            now,
+        ),
     );
     let card = one::<CardRow>("cards::create_sql", rows);
     let mut post = |email: &str, at: i64, n: usize| -> i64 {
@@ -153,10 +160,15 @@ pub(super) fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
     assert!(rows.is_empty(), "no retention set");
     let patch =
         AccountPatch::parse(&obj(json!({"lead_retention_days": 7})), Mode::Update).expect("valid");
-    db.exec(
-        "accounts::update_sql",
-        &accounts::update_sql(acc, &patch).expect("changes"),
-    );
+    // The directory changes, then the shard's copy follows.
+    let rows = db.in_dir(|db| {
+        db.exec(
+            "accounts::update_sql",
+            &accounts::update_sql(acc, &patch).expect("changes"),
+        )
+    });
+    let account = one::<accounts::DirectoryRow>("accounts::update_sql", rows).decode();
+    db.exec("accounts::copy_sql", &accounts::copy_sql(&account));
     let rows = db.exec(
         "erasure::expired_sql",
         &erasure::expired_sql(now, 86_400_000, 10),

@@ -9,7 +9,7 @@ use super::*;
 #[test]
 fn kept_secrets_from_before_0007_are_removed() {
     let conn = Connection::open_in_memory().expect("in-memory SQLite");
-    let mut files: Vec<_> = std::fs::read_dir(root().join("migrations"))
+    let mut files: Vec<_> = std::fs::read_dir(root().join("migrations/shard"))
         .expect("migrations/")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "sql"))

@@ -93,7 +93,7 @@ pub(super) fn on_card(db: &mut Db, acc: i64, card: &Card, now: i64) {
     assert_eq!(one::<Lead>("leads::get_sql", lead_rows).id, stored.id);
     assert_eq!(
         one::<CardSummary>("leads::get_sql", card_rows).slug,
-        "ada-lovelace"
+        "ada-lovelace-2"
     );
     let [card_rows, lead_rows] = <[Vec<Value>; 2]>::try_from(db.batch(
         "cards::get_with_leads_sql",
@@ -116,6 +116,8 @@ pub(super) fn on_card(db: &mut Db, acc: i64, card: &Card, now: i64) {
 pub(super) fn keys_of_leads_from_before_the_key(db: &mut Db) {
     let mut old = Db {
         conn: Connection::open_in_memory().expect("in-memory SQLite"),
+        dir: Connection::open_in_memory().expect("in-memory SQLite"),
+        on_dir: false,
         ran: BTreeSet::new(),
     };
     old.migrate(|name| name < "0006");

@@ -15,6 +15,7 @@ mod events;
 mod idempotency;
 mod indexes;
 mod leads;
+mod slugs;
 mod tokens;
 mod views;
 mod webhooks;
@@ -39,7 +40,11 @@ const ALL: Features = Features {
 };
 
 struct Db {
+    /// A shard's schema.
     conn: Connection,
+    /// The directory's schema, and whether statements run there now ([`Db::in_dir`]).
+    dir: Connection,
+    on_dir: bool,
     /// `table::builder` names run so far, to prove every builder was run.
     ran: BTreeSet<String>,
 }
@@ -51,18 +56,32 @@ fn root() -> &'static Path {
 impl Db {
     /// An in-memory database with every migration applied in order, as wrangler does.
     fn new() -> Db {
+        let dir = Connection::open_in_memory().expect("in-memory SQLite");
+        let sql = std::fs::read_to_string(root().join("migrations/directory/0001_directory.sql"))
+            .expect("the directory's migration");
+        dir.execute_batch(&sql).expect("migrations/directory");
         let mut db = Db {
             conn: Connection::open_in_memory().expect("in-memory SQLite"),
+            dir,
+            on_dir: false,
             ran: BTreeSet::new(),
         };
         db.migrate(|_| true);
         db
     }
 
+    /// Runs `f` with every statement on the directory.
+    fn in_dir<R>(&mut self, f: impl FnOnce(&mut Db) -> R) -> R {
+        self.on_dir = true;
+        let out = f(self);
+        self.on_dir = false;
+        out
+    }
+
     /// Applies, in order, the migrations whose file names `which` accepts.
     fn migrate(&mut self, which: impl Fn(&str) -> bool) {
-        let mut files: Vec<_> = std::fs::read_dir(root().join("migrations"))
-            .expect("migrations/")
+        let mut files: Vec<_> = std::fs::read_dir(root().join("migrations/shard"))
+            .expect("migrations/shard")
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "sql"))
             .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&which))
@@ -86,8 +105,8 @@ impl Db {
              `LIMIT +?N` (see `Stmt`)\n{}",
             stmt.sql
         );
-        let mut s = self
-            .conn
+        let conn = if self.on_dir { &self.dir } else { &self.conn };
+        let mut s = conn
             .prepare(&stmt.sql)
             .unwrap_or_else(|e| panic!("{name}: {e}\n{}", stmt.sql));
         assert_eq!(
@@ -126,9 +145,11 @@ impl Db {
 
     /// A D1 batch: the statements in order, in one transaction.
     fn batch(&mut self, name: &str, stmts: &[Stmt]) -> Vec<Vec<Value>> {
-        self.conn.execute_batch("BEGIN").expect("begin");
+        let conn = if self.on_dir { &self.dir } else { &self.conn };
+        conn.execute_batch("BEGIN").expect("begin");
         let out = stmts.iter().map(|s| self.exec(name, s)).collect();
-        self.conn.execute_batch("COMMIT").expect("commit");
+        let conn = if self.on_dir { &self.dir } else { &self.conn };
+        conn.execute_batch("COMMIT").expect("commit");
         out
     }
 }
@@ -144,6 +165,14 @@ fn one<T: Row>(name: &str, rows: Vec<Value>) -> T {
     let mut all = decode(name, rows);
     assert_eq!(all.len(), 1, "{name}: expected one row");
     all.remove(0)
+}
+
+/// A reservation as the directory would give it (`store::slugs`).
+fn slot(card_id: i64, slug: &str) -> crate::store::slugs::Reserved {
+    crate::store::slugs::Reserved {
+        card_id,
+        slug: slug.to_string(),
+    }
 }
 
 fn obj(v: Value) -> Map<String, Value> {
@@ -207,7 +236,8 @@ fn scenario(db: &mut Db) {
     let now = 1_760_000_000_000;
     let acc = accounts::created(db, now);
     let token = tokens::created(db, acc, now);
-    let card = cards::created(db, acc, now);
+    let reserved = slugs::reserved(db, acc, now);
+    let card = cards::created(db, acc, &reserved, now);
     leads::on_card(db, acc, &card, now);
     cards::deleted(db, acc, card.id);
     tokens::revoked(db, token, now);
@@ -215,6 +245,7 @@ fn scenario(db: &mut Db) {
     events::feed_and_idempotency(db, acc, now);
     webhooks::webhooks_and_outbox(db, acc, now);
     erasure::erasure_reaches_every_copy(db, acc, now);
+    slugs::settled_and_released(db, acc, &reserved, now);
     accounts::account_goes_with_everything(db, acc);
 }
 

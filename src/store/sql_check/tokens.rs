@@ -9,7 +9,10 @@ use crate::store::tokens::{AuthRow, TokenRow};
 
 /// Creates a token of the account; its id.
 pub(super) fn created(db: &mut Db, acc: i64, now: i64) -> i64 {
-    // Tokens.
+    db.in_dir(|db| created_in_dir(db, acc, now))
+}
+
+fn created_in_dir(db: &mut Db, acc: i64, now: i64) -> i64 {
     let scopes = Scopes::new(vec![Scope::CardsWrite, Scope::LeadsRead]);
     let rows = db.exec(
         "tokens::create_sql",
@@ -39,8 +42,18 @@ pub(super) fn created(db: &mut Db, acc: i64, now: i64) -> i64 {
 
 /// Revokes the token: it is found no more.
 pub(super) fn revoked(db: &mut Db, token_id: i64, now: i64) {
-    let results = db.batch("tokens::revoke_sql", &tokens::revoke_sql(token_id, now));
-    assert_eq!(results[0], vec![json!({"token_hash": "hash-1"})]);
-    let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
-    assert!(rows.is_empty(), "a revoked token is not found");
+    db.in_dir(|db| {
+        let rows = db.exec("tokens::revoked_sql", &tokens::revoked_sql(token_id));
+        assert_eq!(rows, vec![json!({"revoked": 0})]);
+        let rows = db.exec("tokens::revoke_sql", &tokens::revoke_sql(token_id, now));
+        let r: tokens::Revoked = one("tokens::revoke_sql", rows);
+        assert_eq!(
+            (r.token_hash.as_str(), r.shard.as_str()),
+            ("hash-1", "SHARD_A")
+        );
+        let rows = db.exec("tokens::lookup_sql", &tokens::lookup_sql("hash-1"));
+        assert!(rows.is_empty(), "a revoked token is not found");
+        let rows = db.exec("tokens::revoked_sql", &tokens::revoked_sql(token_id));
+        assert_eq!(rows, vec![json!({"revoked": 1})]);
+    });
 }

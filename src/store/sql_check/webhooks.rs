@@ -36,10 +36,12 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
         Scope::CardsRead,
         Scope::LeadsRead,
     ]);
-    let rows = db.exec(
-        "tokens::create_sql",
-        &tokens::create_sql(acc, "hooks", "hash-hooks", &scopes, now),
-    );
+    let rows = db.in_dir(|db| {
+        db.exec(
+            "tokens::create_sql",
+            &tokens::create_sql(acc, "hooks", "hash-hooks", &scopes, now),
+        )
+    });
     let owner = webhooks::Owner {
         account_id: acc,
         token_id: one::<TokenRow>("tokens::create_sql", rows).decode().id,
@@ -108,7 +110,7 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     let results = db.batch(
         "outbox::fanout_sql",
         &[
-            cards::create_sql(acc, &card_input, "outbox", "Out Box", 100, now),
+            cards::create_sql(acc, &card_input, &slot(600, "outbox"), "Out Box", 100, now),
             a,
             b,
             outbox::fanout_sql(acc, "evt_w1", EventType::CardCreated, now),
@@ -185,7 +187,7 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     assert_eq!((attempt.event_id.as_str(), attempt.attempt), ("evt_w2", 1));
     let target: Target = one("webhooks::claim_sql", results[1].clone());
     assert!(target.url.starts_with("https://"));
-    assert_eq!(target.token_revoked, 0);
+    assert!(target.token_id.is_some(), "the answerable token");
     let event: events::EventRow = one("webhooks::claim_sql", results[2].clone());
     assert!(event.decode().is_some());
     assert_eq!(
@@ -334,11 +336,17 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
 
     // Revoking the token disables the webhooks it is answerable for; an attempt of one
     // says so when claimed. Enabled again after: the erasure checks need them.
-    let results = db.batch(
-        "tokens::revoke_sql",
-        &tokens::revoke_sql(owner.token_id, later),
+    db.in_dir(|db| {
+        db.exec(
+            "tokens::revoke_sql",
+            &tokens::revoke_sql(owner.token_id, later),
+        )
+    });
+    let rows = db.exec(
+        "webhooks::disable_for_token_sql",
+        &webhooks::disable_for_token_sql(acc, owner.token_id, later),
     );
-    let disabled = results_ids(&results[1]);
+    let disabled = results_ids(&rows);
     assert!(!disabled.is_empty(), "its enabled webhooks disabled");
     let results = db.batch(
         "webhooks::claim_sql",
@@ -346,8 +354,8 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     );
     let target: Target = one("webhooks::claim_sql", results[1].clone());
     assert_eq!(
-        (target.token_revoked, target.status.as_str()),
-        (1, "disabled")
+        (target.token_id, target.status.as_str()),
+        (Some(owner.token_id), "disabled")
     );
     for id in disabled {
         let enable = "UPDATE webhooks SET status = 'enabled' WHERE id = ?1";

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Applies the D1 migrations of every local database of a wrangler.toml: the directory
+# (migrations/directory) and each shard binding SHARD_* (migrations/shard).
+#   scripts/migrate-local.sh --persist-to DIR [--config wrangler.toml]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+wrangler="$here/node_modules/.bin/wrangler"
+config="$here/wrangler.toml"
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --config) config=$2; shift 2;;
+    *) args+=("$1"); shift;;
+  esac
+done
+# The top-level bindings only (before the first [env.*] table).
+bindings=$(awk '/^\[env\./{exit} /^binding = "(DIRECTORY|SHARD_[A-Z0-9_]+)"/{gsub(/"/,"",$3); print $3}' "$config")
+[ -n "$bindings" ] || { echo "no DIRECTORY or SHARD_* binding in $config" >&2; exit 1; }
+for b in $bindings; do
+  if ! out=$(CI=true "$wrangler" d1 migrations apply "$b" --local --config "$config" "${args[@]}" 2>&1); then
+    echo "$out" >&2
+    echo "==> migrations of $b failed" >&2
+    exit 1
+  fi
+  echo "==> $b migrated"
+done

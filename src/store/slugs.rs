@@ -1,0 +1,138 @@
+//! Card slugs in the directory (regions.md 1): unique across every shard, and the way a
+//! card page finds its card's shard. A row is also where the card's id comes from.
+//!
+//! A crash between the directory and the shard must leave neither a card without its slug
+//! nor a slug that blocks a name for ever. So a row is 'pending' whenever the shard may
+//! disagree with it: createCard reserves it pending and settles it live once the card is
+//! in; deleteCard makes it pending before the card goes and releases it after. The
+//! sweeper ([`stale`]) settles a row left pending longer than a request can run by looking
+//! at the shard: card there, live; not there, released.
+
+use worker::Result;
+
+use super::row::impl_row;
+use super::{run, select, select_first, Stmt};
+use crate::db::Directory;
+
+/// A reserved slug and the id of the card it is for.
+#[derive(Debug, Clone)]
+pub struct Reserved {
+    pub card_id: i64,
+    pub slug: String,
+}
+impl_row!(Reserved { card_id, slug });
+
+/// The first free slug of `base`, `base-2`, ... reserved for a new card of the account, in
+/// one statement (so concurrent creates in any shard never share one).
+pub fn reserve_sql(base: &str, account_id: i64, shard: &str, now: i64) -> Stmt {
+    Stmt::new(
+        "INSERT INTO slugs (slug, account_id, shard, state, reserved_at) \
+         SELECT (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 1000000) \
+                 SELECT CASE WHEN i = 1 THEN ?1 ELSE ?1 || '-' || i END FROM n \
+                 WHERE NOT EXISTS (SELECT 1 FROM slugs s \
+                     WHERE s.slug = CASE WHEN n.i = 1 THEN ?1 ELSE ?1 || '-' || n.i END) \
+                 LIMIT 1), ?2, ?3, 'pending', ?4 \
+         RETURNING card_id, slug",
+        vec![base.into(), account_id.into(), shard.into(), now.into()],
+    )
+}
+
+pub async fn reserve(
+    db: &Directory,
+    base: &str,
+    account_id: i64,
+    shard: &str,
+    now: i64,
+) -> Result<Option<Reserved>> {
+    select_first(db, reserve_sql(base, account_id, shard, now)).await
+}
+
+pub fn settle_sql(card_id: i64, account_id: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE slugs SET state = 'live' WHERE card_id = ?1 AND account_id = ?2",
+        vec![card_id.into(), account_id.into()],
+    )
+}
+
+/// The card is in its shard: the slug is live.
+pub async fn settle(db: &Directory, card_id: i64, account_id: i64) -> Result<()> {
+    run(db, settle_sql(card_id, account_id)).await
+}
+
+pub fn unsettle_sql(card_id: i64, account_id: i64, now: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE slugs SET state = 'pending', reserved_at = ?3 \
+         WHERE card_id = ?1 AND account_id = ?2",
+        vec![card_id.into(), account_id.into(), now.into()],
+    )
+}
+
+/// The card is about to go from its shard: until it is released, the sweeper decides.
+pub async fn unsettle(db: &Directory, card_id: i64, account_id: i64, now: i64) -> Result<()> {
+    run(db, unsettle_sql(card_id, account_id, now)).await
+}
+
+pub fn release_sql(card_id: i64, account_id: i64) -> Stmt {
+    Stmt::new(
+        "DELETE FROM slugs WHERE card_id = ?1 AND account_id = ?2",
+        vec![card_id.into(), account_id.into()],
+    )
+}
+
+/// The card is not (or no longer) in its shard: the name is free again.
+pub async fn release(db: &Directory, card_id: i64, account_id: i64) -> Result<()> {
+    run(db, release_sql(card_id, account_id)).await
+}
+
+/// Where a card page's card is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub card_id: i64,
+    pub account_id: i64,
+    pub shard: String,
+    pub data_region: String,
+}
+impl_row!(Found {
+    card_id,
+    account_id,
+    shard,
+    data_region
+});
+
+pub fn find_sql(slug: &str) -> Stmt {
+    Stmt::new(
+        "SELECT s.card_id, s.account_id, s.shard, a.data_region \
+         FROM slugs s JOIN accounts a ON a.id = s.account_id WHERE s.slug = ?1",
+        vec![slug.into()],
+    )
+}
+
+pub async fn find(db: &Directory, slug: &str) -> Result<Option<Found>> {
+    select_first(db, find_sql(slug)).await
+}
+
+/// A row left pending: its card id, account and shard.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub card_id: i64,
+    pub account_id: i64,
+    pub shard: String,
+}
+impl_row!(Pending {
+    card_id,
+    account_id,
+    shard
+});
+
+pub fn stale_sql(before: i64, limit: i64) -> Stmt {
+    Stmt::new(
+        "SELECT card_id, account_id, shard FROM slugs \
+         WHERE state = 'pending' AND reserved_at < ?1 ORDER BY reserved_at LIMIT +?2",
+        vec![before.into(), limit.into()],
+    )
+}
+
+/// Rows pending since before `before`, oldest first.
+pub async fn stale(db: &Directory, before: i64, limit: i64) -> Result<Vec<Pending>> {
+    select(db, stale_sql(before, limit)).await
+}
