@@ -37,4 +37,5 @@ mod privacy;
 mod public;
 mod ratelimit;
 mod reach;
+mod regions;
 mod webhooks;
