@@ -31,13 +31,19 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
     let mut homes = vec![];
     for (i, (region, shard)) in expected.iter().enumerate() {
         let t = tenant_in(&s, region);
-        let account = s.admin("GET", &format!("/accounts/{}", t.account), None).json();
+        let account = s
+            .admin("GET", &format!("/accounts/{}", t.account), None)
+            .json();
         assert_eq!(account["data"]["data_region"], *region, "{account}");
         // Two wnam shards: the emptier one takes the next account (ties: the first).
         assert_eq!(account["data"]["shard"], *shard, "{account}");
         let card = t.card(json!({"first_name": "Ada", "last_name": "Region"}));
         let slug = card["slug"].as_str().unwrap().to_string();
-        let want = if i == 0 { "ada-region".to_string() } else { format!("ada-region-{}", i + 1) };
+        let want = if i == 0 {
+            "ada-region".to_string()
+        } else {
+            format!("ada-region-{}", i + 1)
+        };
         assert_eq!(slug, want, "slugs are unique across every shard");
         assert_eq!(s.call("GET", &format!("/c/{slug}"), None, None).status, 200);
         let ip = format!("203.0.113.{}", 10 + i);
@@ -49,7 +55,12 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
         let id = lead["id"].as_i64().unwrap();
         assert_eq!(t.get(&format!("/leads/{id}")).status, 200);
         let feed = t.get("/events").json();
-        let types: Vec<&str> = feed["data"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+        let types: Vec<&str> = feed["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
         assert_eq!(types, ["card.created", "lead.created"], "{feed}");
         // Another region's token does not see this account's lead.
         if let Some((other, _)) = homes.last() {
@@ -68,7 +79,10 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
             {"region": "apac", "shards": [{"name": "SHARD_APAC_1", "accounts": 1}]},
         ])
     );
-    let accounts: Vec<(i64, String)> = homes.iter().map(|(t, sh)| (t.account, sh.clone())).collect();
+    let accounts: Vec<(i64, String)> = homes
+        .iter()
+        .map(|(t, sh)| (t.account, sh.clone()))
+        .collect();
     drop(homes);
     s.stop();
     // Read the local D1 files: each account's rows are in its shard and in no other.
@@ -85,7 +99,10 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
             );
             let n = rows[0]["n"].as_i64().unwrap();
             if &shard == home {
-                assert_eq!(n, 5, "account {account}: card, lead, two events, its copy in {shard}");
+                assert_eq!(
+                    n, 5,
+                    "account {account}: card, lead, two events, its copy in {shard}"
+                );
             } else {
                 assert_eq!(n, 0, "account {account} has rows in {shard}");
             }
@@ -104,14 +121,26 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
 #[test]
 fn an_unknown_region_is_refused_and_a_region_is_not_changed_by_update() {
     let s = crate::harness::server();
-    let r = s.admin("POST", "/accounts", Some(json!({"name": "X", "plan": "pro", "data_region": "mars"})));
+    let r = s.admin(
+        "POST",
+        "/accounts",
+        Some(json!({"name": "X", "plan": "pro", "data_region": "mars"})),
+    );
     assert_eq!(r.status, 422, "{}", r.body);
     assert!(r.json()["errors"]["data_region"].is_array(), "{}", r.body);
     // fedramp is a region, but no local shard has it.
-    let r = s.admin("POST", "/accounts", Some(json!({"name": "X", "plan": "pro", "data_region": "fedramp"})));
+    let r = s.admin(
+        "POST",
+        "/accounts",
+        Some(json!({"name": "X", "plan": "pro", "data_region": "fedramp"})),
+    );
     assert_eq!(r.status, 422, "{}", r.body);
     let account = s.account("pro", json!({}));
-    let r = s.admin("PATCH", &format!("/accounts/{account}"), Some(json!({"data_region": "eu"})));
+    let r = s.admin(
+        "PATCH",
+        &format!("/accounts/{account}"),
+        Some(json!({"data_region": "eu"})),
+    );
     assert_eq!(r.status, 422, "{}", r.body);
     assert!(r.json()["errors"]["data_region"].is_array(), "{}", r.body);
     let a = s.admin("GET", &format!("/accounts/{account}"), None).json();
@@ -126,14 +155,29 @@ fn an_unknown_region_is_refused_and_a_region_is_not_changed_by_update() {
 fn a_crash_between_directory_and_shard_leaves_no_slug_blocking_a_name() {
     let s = Server::start(
         "slug-crash",
-        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUGS_FAULT", "after-reserve"), ("SLUG_SETTLE_MS", "0")],
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("SLUGS_FAULT", "after-reserve"),
+            ("SLUG_SETTLE_MS", "0"),
+        ],
     );
     let t = s.tenant(&ALL_SCOPES);
     let (account, token) = (t.account, t.token.clone());
-    let r = t.send("POST", "/cards", &json!({"first_name": "Crash", "last_name": "Test"}));
+    let r = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "Crash", "last_name": "Test"}),
+    );
     assert_eq!(r.status, 500, "{}", r.body);
-    let s = s.restart_with("slug-crash-2", &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUG_SETTLE_MS", "0")]);
-    let t = Tenant { server: &s, account, token: token.clone() };
+    let s = s.restart_with(
+        "slug-crash-2",
+        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUG_SETTLE_MS", "0")],
+    );
+    let t = Tenant {
+        server: &s,
+        account,
+        token: token.clone(),
+    };
     s.cron("* * * * *");
     let card = t.card(json!({"first_name": "Crash", "last_name": "Test"}));
     assert_eq!(card["slug"], "crash-test", "the name was released: {card}");
@@ -142,12 +186,26 @@ fn a_crash_between_directory_and_shard_leaves_no_slug_blocking_a_name() {
     assert_eq!(s.call("GET", "/c/crash-test", None, None).status, 200);
     let s = s.restart_with(
         "slug-crash-3",
-        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUGS_FAULT", "after-delete"), ("SLUG_SETTLE_MS", "0")],
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("SLUGS_FAULT", "after-delete"),
+            ("SLUG_SETTLE_MS", "0"),
+        ],
     );
-    let t = Tenant { server: &s, account, token: token.clone() };
+    let t = Tenant {
+        server: &s,
+        account,
+        token: token.clone(),
+    };
     let id = card["id"].as_i64().unwrap();
-    assert_eq!(t.send("DELETE", &format!("/cards/{id}"), &json!({})).status, 500);
+    assert_eq!(
+        t.send("DELETE", &format!("/cards/{id}"), &json!({})).status,
+        500
+    );
     s.cron("* * * * *");
     let again = t.card(json!({"first_name": "Crash", "last_name": "Test"}));
-    assert_eq!(again["slug"], "crash-test", "released after the card went: {again}");
+    assert_eq!(
+        again["slug"], "crash-test",
+        "released after the card went: {again}"
+    );
 }
