@@ -64,6 +64,13 @@ impl Region {
     }
 }
 
+/// The jurisdiction an account's Durable Objects that hold personal data (its analytics
+/// aggregator, its cards' throttles) are created in: its region's, unless `enabled`
+/// (`Config::durable_object_jurisdictions`) is off, as it is locally. `None`: anywhere.
+pub fn object_jurisdiction(region: Region, enabled: bool) -> Option<&'static str> {
+    region.jurisdiction().filter(|_| enabled)
+}
+
 impl fmt::Display for Region {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -231,6 +238,19 @@ mod tests {
             .filter_map(|r| r.jurisdiction())
             .collect();
         assert_eq!(jurisdictions, ["eu", "fedramp"]);
+    }
+
+    #[test]
+    fn objects_go_to_the_jurisdiction_only_when_enabled() {
+        for r in Region::ALL {
+            let expected = match r {
+                Region::Eu => Some("eu"),
+                Region::Fedramp => Some("fedramp"),
+                _ => None,
+            };
+            assert_eq!(object_jurisdiction(r, true), expected, "{r} enabled");
+            assert_eq!(object_jurisdiction(r, false), None, "{r} disabled");
+        }
     }
 
     #[test]

@@ -19,14 +19,15 @@ extern "C" {
     async fn object_call(
         env: &JsValue,
         binding: &str,
+        jurisdiction: Option<&str>,
         name: &str,
         url: &str,
         body: Option<String>,
     ) -> std::result::Result<JsValue, JsValue>;
 }
 
-/// Calls the object `name` of the namespace `binding`: a `GET` of `url`, or a `POST` of
-/// `body` to it. The answer's status and text.
+/// Calls the object `name` of the namespace `binding`, created anywhere: a `GET` of `url`,
+/// or a `POST` of `body` to it. The answer's status and text.
 pub(crate) async fn call(
     env: &Env,
     binding: &str,
@@ -34,9 +35,32 @@ pub(crate) async fn call(
     url: &str,
     body: Option<&str>,
 ) -> Result<(u16, String)> {
-    let answer: js_sys::Array = object_call(env, binding, name, url, body.map(str::to_string))
-        .await?
-        .unchecked_into();
+    call_in(env, binding, None, name, url, body).await
+}
+
+/// [`call`], to the object of that name in `jurisdiction` (`"eu"`, `"fedramp"`; regions.md
+/// 3) when one is given: the objects that hold an account's personal data. The namespace
+/// is restricted in `call.mjs`, where the address is made anyway: one argument more, no
+/// extra crossing (going through `js_sys::Reflect` would fetch the namespace into wasm and
+/// call its method from there).
+pub(crate) async fn call_in(
+    env: &Env,
+    binding: &str,
+    jurisdiction: Option<&str>,
+    name: &str,
+    url: &str,
+    body: Option<&str>,
+) -> Result<(u16, String)> {
+    let answer: js_sys::Array = object_call(
+        env,
+        binding,
+        jurisdiction,
+        name,
+        url,
+        body.map(str::to_string),
+    )
+    .await?
+    .unchecked_into();
     let status = answer.get(0).as_f64().unwrap_or_default() as u16;
     Ok((status, answer.get(1).as_string().unwrap_or_default()))
 }

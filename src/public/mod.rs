@@ -521,7 +521,9 @@ async fn admit(app: &App, req: &Request, card_id: i64) -> Verdict {
             span: Span::Calendar(DAY_MS),
         },
     ];
-    match throttle::take(&app.env, &throttle::lead_object(card_id), limits).await {
+    let jurisdiction = None; // regions: the account's jurisdiction (issue 31 core)
+    let object = throttle::lead_object(card_id, jurisdiction);
+    match throttle::take(&app.env, &object, limits).await {
         Ok(verdict) => verdict,
         Err(e) => {
             worker::console_error!("lead throttle unavailable, admitting the lead: {e}");

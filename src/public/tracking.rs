@@ -88,11 +88,12 @@ pub fn record_click(app: &App, account_id: i64, card_id: i64, kind: &str, req: &
 }
 
 fn send(app: &App, event: Event) {
+    let jurisdiction = None; // regions: the account's jurisdiction (issue 31 core)
     let env = app.env.clone();
     app.ctx.wait_until(async move {
         // One retry: a transient failure should not lose the count.
         for attempt in 0..2 {
-            match client::record(&env, &event).await {
+            match client::record(&env, &event, jurisdiction).await {
                 Ok(()) => return,
                 Err(e) => {
                     worker::console_error!("analytics event not delivered (attempt {attempt}): {e}")

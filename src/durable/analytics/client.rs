@@ -17,11 +17,13 @@ pub async fn decode(req: &mut Request) -> Result<Event> {
     req.json().await
 }
 
-/// Counts `event` in its account's aggregator. `Ok` means it is durably counted.
-pub async fn record(env: &Env, event: &Event) -> Result<()> {
+/// Counts `event` in its account's aggregator, the one in `jurisdiction` for an account
+/// whose region is one (the object holds salted visitor hashes; `None`: anywhere). `Ok`
+/// means it is durably counted.
+pub async fn record(env: &Env, event: &Event, jurisdiction: Option<&'static str>) -> Result<()> {
     let name = event.account().to_string();
     let body = serde_json::to_string(event)?;
-    match crate::durable::call(env, BINDING, &name, EVENT_URL, Some(&body))
+    match crate::durable::call_in(env, BINDING, jurisdiction, &name, EVENT_URL, Some(&body))
         .await?
         .0
     {

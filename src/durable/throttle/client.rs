@@ -1,6 +1,7 @@
 //! The typed client of [`super::Throttle`]: its binding, the calls it answers and their
 //! answers. One object per name (`lead:{card}`, `admin:{address hash}`), so counts are exact
-//! across isolates and each object stays small.
+//! across isolates and each object stays small; a card's object lives in its account's
+//! jurisdiction, if it has one (regions.md 3).
 
 use serde::{Deserialize, Serialize};
 use worker::{Env, Request, Result};
@@ -23,32 +24,49 @@ pub enum Call {
     Peek(Vec<Limit>),
 }
 
-/// The name of the object that limits lead posts to a card.
-pub fn lead_object(card_id: i64) -> String {
-    format!("lead:{card_id}")
+/// One throttle object: its name and where it is created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    name: String,
+    jurisdiction: Option<&'static str>,
 }
 
-/// The name of the object that limits failed admin logins from one address.
-pub fn admin_object(address_hash: &str) -> String {
-    format!("admin:{address_hash}")
+/// The object that limits lead posts to a card. It holds salted visitor hashes, so it lives
+/// in the jurisdiction of the card's account when that account's region is one (`None`:
+/// anywhere).
+pub fn lead_object(card_id: i64, jurisdiction: Option<&'static str>) -> Object {
+    Object {
+        name: format!("lead:{card_id}"),
+        jurisdiction,
+    }
 }
 
-async fn ask(env: &Env, name: &str, call: &Call) -> Result<Verdict> {
+/// The object that limits failed admin logins from one address. Anywhere: it belongs to
+/// no account.
+pub fn admin_object(address_hash: &str) -> Object {
+    Object {
+        name: format!("admin:{address_hash}"),
+        jurisdiction: None,
+    }
+}
+
+async fn ask(env: &Env, object: &Object, call: &Call) -> Result<Verdict> {
     let body = serde_json::to_string(call)?;
-    match crate::durable::call(env, BINDING, name, URL, Some(&body)).await? {
+    let Object { name, jurisdiction } = object;
+    match crate::durable::call_in(env, BINDING, *jurisdiction, name, URL, Some(&body)).await? {
         (200, text) => Ok(serde_json::from_str(&text)?),
         (s, _) => Err(worker::Error::RustError(format!("throttle answered {s}"))),
     }
 }
 
 /// Counts a hit against every limit, or refuses it.
-pub async fn take(env: &Env, name: &str, limits: Vec<Limit>) -> Result<Verdict> {
-    ask(env, name, &Call::Take(limits)).await
+pub async fn take(env: &Env, object: &Object, limits: Vec<Limit>) -> Result<Verdict> {
+    ask(env, object, &Call::Take(limits)).await
 }
 
 /// Whether a hit would be allowed now, without counting one.
-pub async fn peek(env: &Env, name: &str, limits: Vec<Limit>) -> Result<Verdict> {
-    ask(env, name, &Call::Peek(limits)).await
+pub async fn peek(env: &Env, object: &Object, limits: Vec<Limit>) -> Result<Verdict> {
+    ask(env, object, &Call::Peek(limits)).await
 }
 
 /// The call a request to the object carries.
@@ -60,6 +78,21 @@ pub async fn decode(req: &mut Request) -> Result<Call> {
 mod tests {
     use super::*;
     use crate::domain::throttle::{Span, MINUTE_MS};
+
+    #[test]
+    fn object_names_are_stable_and_only_a_card_s_takes_a_jurisdiction() {
+        // A renamed object would start its counts over.
+        let lead = lead_object(7, Some("eu"));
+        assert_eq!(
+            (lead.name.as_str(), lead.jurisdiction),
+            ("lead:7", Some("eu"))
+        );
+        let admin = admin_object("ab12");
+        assert_eq!(
+            (admin.name.as_str(), admin.jurisdiction),
+            ("admin:ab12", None)
+        );
+    }
 
     #[test]
     fn calls_have_a_stable_wire_form() {
