@@ -6,10 +6,12 @@ use worker::{Env, Result};
 use crate::config;
 use crate::db::{Directory, Shard};
 use crate::domain::idempotency::KEEP_MS;
+use crate::domain::moving::Plan;
 use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
+use crate::durable::mover::client as mover;
 use crate::store::erasure::{self, LeadSet};
-use crate::store::{cards, events, idempotency, leads, outbox, slugs, webhooks};
+use crate::store::{cards, events, idempotency, leads, moves, outbox, slugs, webhooks};
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
@@ -118,4 +120,18 @@ pub async fn settle_slugs(env: &Env, now: i64) -> Result<usize> {
         }
     }
     Ok(stale.len())
+}
+
+/// Wakes the mover of every move that has not ended (a mover keeps the plan it has and
+/// goes on from where it stands): a lost alarm cannot strand a move, nor its account's
+/// writes. The number woken.
+pub async fn wake_moves(env: &Env) -> Result<usize> {
+    let dir = Directory::primary(env)?;
+    let config = config::get(env);
+    let running = moves::running(&dir, 50).await?;
+    for m in &running {
+        let plan = Plan::new(m.id, m.account_id, &m.from_shard, &m.to_shard, &m.to_region);
+        mover::start(env, &plan.paced(config)).await?;
+    }
+    Ok(running.len())
 }

@@ -9,18 +9,24 @@ use worker::{Request, Response};
 use crate::db::Start;
 use crate::domain::account::{AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
+use crate::domain::moving::Plan;
+use crate::domain::region::{Region, Topology};
 use crate::domain::signing::same;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
 use crate::domain::time::iso8601;
 use crate::domain::token::{format_token, hash_token, Token, RANDOM_BYTES};
+use crate::domain::validation::{self as v, FieldErrors};
+use crate::durable::mover::client as mover;
 use crate::durable::rate_limiter::client as gate;
 use crate::durable::throttle::client as throttle;
 use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
+use crate::http::json::json_response;
 use crate::http::params::{bearer, client_address, method, path_id};
 use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::response::{created, ok};
 use crate::http::App;
+use crate::store::moves::{self, MoveRow};
 use crate::store::outbox;
 use crate::store::{accounts, tokens, webhooks};
 
@@ -99,6 +105,9 @@ pub enum AdminRoute {
     RevokeToken(i64),
     /// `GET /regions`: every region and shard with its number of accounts.
     Regions,
+    /// `POST /accounts/{id}/move` and `GET /moves/{id}` (regions.md 4).
+    StartMove(i64),
+    GetMove(i64),
     /// A path whose id is no id: 404, like a missing account or token.
     BadId,
 }
@@ -140,6 +149,14 @@ const PATHS: &[Path<AdminRoute>] = &[
     Path {
         segs: &[Lit("regions")],
         methods: &[("GET", |_| AdminRoute::Regions)],
+    },
+    Path {
+        segs: &[Lit("accounts"), Hole, Lit("move")],
+        methods: &[("POST", |h| with_id(h, AdminRoute::StartMove))],
+    },
+    Path {
+        segs: &[Lit("moves"), Hole],
+        methods: &[("GET", |h| with_id(h, AdminRoute::GetMove))],
     },
 ];
 
@@ -300,6 +317,44 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
                 "webhooks_disabled": disabled
             }))
         }
+        AdminRoute::StartMove(account) => {
+            let current = accounts::get(&dir, account)
+                .await?
+                .ok_or(ApiError::NotFound)?;
+            let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
+            let topology = app.topology()?;
+            let body = json_object(&mut req).await?;
+            let region = parse_move(&body, topology, &place.data_region)?;
+            if place.moving.is_some() {
+                return Err(ApiError::MoveRunning);
+            }
+            let counts = accounts::per_shard(&dir).await?;
+            let count = |b: &str| counts.iter().find(|(s, _)| s == b).map_or(0, |(_, n)| *n);
+            let to = topology
+                .place(region, count)
+                .ok_or_else(|| ApiError::Internal("a listed region has no shard".into()))?;
+            let started = moves::start(
+                &dir,
+                account,
+                &place.shard,
+                &to.binding,
+                region.as_str(),
+                app.now_ms,
+            )
+            .await?
+            .ok_or(ApiError::MoveRunning)?;
+            // Its tokens learn that it moves before this answers: its writes wait (503).
+            gate::invalidate_all(&app.env, &tokens::hashes(&dir, account).await?).await?;
+            mover::start(&app.env, &plan_of(app, &started)).await?;
+            let location = format!("/admin/v1/moves/{}", started.id);
+            let mut resp = json_response(202, &json!({"data": started.view()}));
+            let _ = resp.headers_mut().set("Location", &location);
+            Ok(resp)
+        }
+        AdminRoute::GetMove(id) => {
+            let found = moves::get(&dir, id).await?.ok_or(ApiError::NotFound)?;
+            ok(&json!({"data": found.view()}))
+        }
         AdminRoute::Regions => {
             let topology = app.topology()?;
             let counts = accounts::per_shard(&dir).await?;
@@ -319,6 +374,41 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
         }
         AdminRoute::BadId => Err(ApiError::NotFound),
     }
+}
+
+/// The region of a move request: one of `SHARDS`' regions, and not the account's own.
+fn parse_move(
+    body: &serde_json::Map<String, serde_json::Value>,
+    topology: &Topology,
+    current: &str,
+) -> ApiResult<Region> {
+    let field = "data_region";
+    let region = match body.get(field) {
+        None | Some(serde_json::Value::Null) => {
+            return Err(FieldErrors::one(field, v::required(field)).into())
+        }
+        Some(serde_json::Value::String(s)) => Region::parse(s),
+        Some(_) => return Err(FieldErrors::one(field, v::must_be_string(field)).into()),
+    };
+    let Some(region) = region.filter(|r| topology.in_region(*r).next().is_some()) else {
+        let names: Vec<&str> = topology.regions().iter().map(|r| r.as_str()).collect();
+        return Err(ApiError::validation(
+            field,
+            format!("The data region must be one of: {}.", names.join(", ")),
+        ));
+    };
+    if region.as_str() == current {
+        return Err(ApiError::validation(
+            field,
+            format!("The account is in {current} already."),
+        ));
+    }
+    Ok(region)
+}
+
+/// The mover's plan of a recorded move, with this deployment's pacing.
+fn plan_of(app: &App, m: &MoveRow) -> Plan {
+    Plan::new(m.id, m.account_id, &m.from_shard, &m.to_shard, &m.to_region).paced(app.config)
 }
 
 #[cfg(test)]

@@ -67,7 +67,17 @@ pub struct Config {
     pub slugs_fault: Option<SlugsFault>,
     /// `SLUG_SETTLE_MS` (tests only).
     pub slug_settle_ms: i64,
+    /// Moves (regions.md 4): `MOVE_BATCH_ROWS` rows per copied page, `MOVE_STEP_MS`
+    /// between two steps (tests slow a move down to restart the worker in it), and
+    /// `MOVE_GRACE_MS` between the directory's switch and the emptying of the old shard
+    /// (requests that learnt the old shard before the switch finish there, fenced).
+    pub move_batch_rows: i64,
+    pub move_step_ms: i64,
+    pub move_grace_ms: i64,
 }
+
+pub const DEFAULT_MOVE_BATCH_ROWS: i64 = 100;
+pub const DEFAULT_MOVE_GRACE_MS: i64 = 30_000;
 
 pub const DEFAULT_RATE_LIMIT_PER_MINUTE: u32 = 1000;
 pub const DEFAULT_LEADS_PER_VISITOR_PER_HOUR: u32 = 5;
@@ -131,6 +141,9 @@ impl Config {
         );
         let retention_day_ms = number("RETENTION_DAY_MS", DAY_MS, 1, DAY_MS);
         let slug_settle_ms = number("SLUG_SETTLE_MS", DEFAULT_SLUG_SETTLE_MS, 0, DAY_MS);
+        let move_batch_rows = number("MOVE_BATCH_ROWS", DEFAULT_MOVE_BATCH_ROWS, 1, 1000);
+        let move_step_ms = number("MOVE_STEP_MS", 0, 0, 60_000);
+        let move_grace_ms = number("MOVE_GRACE_MS", DEFAULT_MOVE_GRACE_MS, 0, 600_000);
 
         let public_base_url = get("PUBLIC_BASE_URL").and_then(|url| {
             let url = url.trim_end_matches('/').to_string();
@@ -254,6 +267,9 @@ impl Config {
             durable_object_jurisdictions,
             slugs_fault,
             slug_settle_ms,
+            move_batch_rows,
+            move_step_ms,
+            move_grace_ms,
         };
         (config, problems)
     }

@@ -14,6 +14,7 @@ pub mod ids;
 pub mod input;
 pub mod lang;
 pub mod lead;
+pub mod moving;
 pub mod pagination;
 pub mod plan;
 pub mod principal;

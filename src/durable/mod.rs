@@ -2,6 +2,7 @@
 //! `client.rs`, which callers use instead of addressing the object themselves.
 
 pub mod analytics;
+pub mod mover;
 pub mod rate_limiter;
 pub mod throttle;
 

@@ -17,7 +17,7 @@ use worker::{Context, Env, Request};
 
 use crate::db::{Directory, Shard, Start};
 use crate::domain::config::Config;
-use crate::domain::region::Topology;
+use crate::domain::region::{object_jurisdiction, Topology};
 use crate::domain::weburl::parse_http;
 use error::{ApiError, ApiResult};
 
@@ -106,6 +106,16 @@ impl App {
             *self.db.borrow_mut() = None;
         }
         Ok(())
+    }
+
+    /// The jurisdiction the placed account's Durable Objects with personal data live in
+    /// (its aggregator and card throttles): its shard's region's, unless switched off
+    /// locally (`DURABLE_OBJECT_JURISDICTIONS=off`).
+    pub fn jurisdiction(&self) -> Option<&'static str> {
+        let topology = self.config.topology.as_ref().ok()?;
+        let shard = self.shard.borrow();
+        let region = topology.shard(shard.as_deref()?)?.region;
+        object_jurisdiction(region, self.config.durable_object_jurisdictions)
     }
 
     /// The request's one session on the account's shard, opened on first use where

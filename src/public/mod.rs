@@ -521,7 +521,8 @@ async fn admit(app: &App, req: &Request, card_id: i64) -> Verdict {
             span: Span::Calendar(DAY_MS),
         },
     ];
-    let jurisdiction = None; // regions: the account's jurisdiction (issue 31 core)
+    // The card's account is placed (find_card): its region decides where the object is.
+    let jurisdiction = app.jurisdiction();
     let object = throttle::lead_object(card_id, jurisdiction);
     match throttle::take(&app.env, &object, limits).await {
         Ok(verdict) => verdict,

@@ -88,7 +88,8 @@ pub fn record_click(app: &App, account_id: i64, card_id: i64, kind: &str, req: &
 }
 
 fn send(app: &App, event: Event) {
-    let jurisdiction = None; // regions: the account's jurisdiction (issue 31 core)
+    // The card's account is placed (find_card): its region decides where the object is.
+    let jurisdiction = app.jurisdiction();
     let env = app.env.clone();
     app.ctx.wait_until(async move {
         // One retry: a transient failure should not lose the count.

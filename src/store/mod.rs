@@ -15,6 +15,7 @@ pub mod erasure;
 pub mod events;
 pub mod idempotency;
 pub mod leads;
+pub mod moves;
 pub mod outbox;
 pub mod row;
 pub mod sealed;

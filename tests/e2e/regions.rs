@@ -4,7 +4,9 @@
 
 use serde_json::json;
 
-use crate::harness::{post_lead, visitor, Lead, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES};
+use crate::harness::{
+    call, post_lead, visitor, Lead, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES, BROWSER,
+};
 
 /// An enterprise account homed in `region` and a token with every read/write scope.
 fn tenant_in<'a>(s: &'a Server, region: &str) -> Tenant<'a> {
@@ -208,4 +210,84 @@ fn a_crash_between_directory_and_shard_leaves_no_slug_blocking_a_name() {
         again["slug"], "crash-test",
         "released after the card went: {again}"
     );
+}
+
+/// The objects of an `eu` account (its analytics aggregator, its cards' lead throttles)
+/// are asked for in the `eu` jurisdiction. Local workerd does not implement jurisdictions,
+/// so with the local switch turned on that request fails, visibly: this proves the eu
+/// account's calls go through `namespace.jurisdiction("eu")` and a wnam account's do not
+/// (only a deployment proves where the objects are then created).
+#[test]
+fn an_eu_accounts_objects_are_asked_for_in_the_eu_jurisdiction() {
+    let s = Server::start(
+        "jurisdictions",
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("DURABLE_OBJECT_JURISDICTIONS", "on"),
+        ],
+    );
+    let wnam = tenant_in(&s, "wnam");
+    let eu = tenant_in(&s, "eu");
+    let page = |t: &Tenant, name: &str| {
+        let card = t.card(json!({"first_name": name, "last_name": "Juris"}));
+        let slug = card["slug"].as_str().unwrap().to_string();
+        let r = call(
+            "GET",
+            &format!("{}/c/{slug}", s.base),
+            None,
+            None,
+            &[("User-Agent", BROWSER)],
+        );
+        assert_eq!(r.status, 200);
+        (card["id"].as_i64().unwrap(), slug)
+    };
+    let log_says = || {
+        std::fs::read_dir(&s.state)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("wrangler"))
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+            .any(|e| {
+                std::fs::read_to_string(e.path())
+                    .unwrap_or_default()
+                    .contains("Jurisdiction restrictions are not implemented in workerd")
+            })
+    };
+    let (wnam_card, _) = page(&wnam, "West");
+    // The wnam account's view is counted by its (global) aggregator, and nothing asked
+    // for a jurisdiction.
+    let started = std::time::Instant::now();
+    loop {
+        let v = wnam
+            .get(&format!("/analytics/views?card_id={wnam_card}&period=7d"))
+            .json();
+        if v["data"]["total_views"] == 1 {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the wnam view was not counted: {v}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    assert!(!log_says(), "a wnam account asked for a jurisdiction");
+    // The eu account's lead throttle is asked for in the eu jurisdiction: workerd refuses,
+    // the lead is taken (the throttle fails open) and the refusal is logged.
+    let (_, eu_slug) = page(&eu, "Europa");
+    let r = post_lead(
+        &s,
+        &eu_slug,
+        Some("203.0.113.77"),
+        Lead::Json(&visitor(1)),
+        &[],
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let started = std::time::Instant::now();
+    while !log_says() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "no jurisdiction was asked for"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
 }
