@@ -155,8 +155,10 @@ def sql_str(s):
 
 
 def seed(api, state):
-    account = http("POST", api.base + "/admin/v1/accounts", ADMIN,
-                   {"name": "Bench", "plan": "enterprise", "card_limit": 1000000})["data"]["id"]
+    created = http("POST", api.base + "/admin/v1/accounts", ADMIN,
+                   {"name": "Bench", "plan": "enterprise", "card_limit": 1000000})["data"]
+    # The account's data goes to its shard; slugs (and so card ids) to the directory.
+    account, shard = created["id"], created["shard"]
     token = http("POST", f"{api.base}/admin/v1/accounts/{account}/tokens", ADMIN,
                  {"name": "bench", "scopes": ["cards:write", "leads:read", "analytics:read"]})["data"]["token"]
     now = int(time.time() * 1000)
@@ -167,17 +169,20 @@ def seed(api, state):
     for i in range(1, CARDS + 1):
         t = now - (CARDS - i) * 60_000
         rows.append("(" + ",".join([
-            str(account), sql_str(f"bench-card-{i}"), sql_str(f"Bench Card{i}"), "'Bench'", sql_str(f"Card{i}"),
+            str(i), str(account), sql_str(f"bench-card-{i}"), sql_str(f"Bench Card{i}"), "'Bench'", sql_str(f"Card{i}"),
             "'Head of Benchmarks'", "'Bench Ltd'", sql_str("Bio " * 60), sql_str(f"card{i}@bench.example"),
             "'+49 30 1234567'", "'https://bench.example'", "'https://cal.example/b'", "'https://video.example/v'",
             "'Main Street 1, 10115 Berlin'", sql_str(links), "'{\"theme\":\"dark\",\"color\":\"#112233\"}'",
             "'classic'", "'Bench Card'", "'Benchmark card'", "'en'", str(t), str(t), str(t)]) + ")")
     lines = []
     for chunk in range(0, len(rows), 100):
-        lines.append("INSERT INTO cards (account_id, slug, title, first_name, last_name, job_title, company, bio, "
+        lines.append("INSERT INTO cards (id, account_id, slug, title, first_name, last_name, job_title, company, bio, "
                      "email, phone, website, booking_url, video_url, address, social_links, design_config, template_id, "
                      "seo_title, seo_description, language, published_at, created_at, updated_at) VALUES "
                      + ",\n".join(rows[chunk:chunk + 100]) + ";")
+    slugs = [f"({i},'bench-card-{i}',{account},{sql_str(shard)},'live',{now})" for i in range(1, CARDS + 1)]
+    directory = ["INSERT INTO slugs (card_id, slug, account_id, shard, state, reserved_at) VALUES "
+                 + ",\n".join(slugs[c:c + 200]) + ";" for c in range(0, len(slugs), 200)]
     leads = []
     first_card = None
     for i in range(LEADS):
@@ -185,15 +190,16 @@ def seed(api, state):
         card = "(SELECT id FROM cards WHERE slug = 'bench-card-1')" if i < 20 else \
             f"(SELECT id FROM cards WHERE slug = 'bench-card-{rnd.randint(2, CARDS)}')"
         t = now - rnd.randint(0, 365 * 86_400_000)
-        leads.append(f"({account},{card},{sql_str(f'Lead {i}')},{sql_str(f'lead{i}@example.com')},'+1 555 0100',"
+        leads.append(f"({account * 2**31 + i + 1},{account},{card},{sql_str(f'Lead {i}')},{sql_str(f'lead{i}@example.com')},'+1 555 0100',"
                      f"'Please call me back about the offer.','lead_form',{t},{t})")
     for chunk in range(0, len(leads), 200):
-        lines.append("INSERT INTO leads (account_id, card_id, name, email, phone, message, source, created_at, updated_at) VALUES "
+        lines.append("INSERT INTO leads (id, account_id, card_id, name, email, phone, message, source, created_at, updated_at) VALUES "
                      + ",\n".join(leads[chunk:chunk + 200]) + ";")
-    path = os.path.join(state, "seed.sql")
-    open(path, "w").write("\n".join(lines))
-    subprocess.run([WRANGLER, "d1", "execute", "DB", "--local", "--persist-to", state, "--file", path],
-                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
+    for binding, statements in (("DIRECTORY", directory), (shard, lines)):
+        path = os.path.join(state, f"seed-{binding}.sql")
+        open(path, "w").write("\n".join(statements))
+        subprocess.run([WRANGLER, "d1", "execute", binding, "--local", "--persist-to", state, "--file", path],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CI": "true"})
 
     # A year of account-wide analytics: one document per kind and month (the layout of
     # src/domain/analytics.rs), with realistic dimension maps.

@@ -2,7 +2,7 @@
 //! rows live in its shard's local D1 file and in no other, slugs are unique across
 //! shards, and a crash between the directory and the shard leaves no slug blocking a name.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::harness::{
     call, post_lead, visitor, Lead, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES, BROWSER,
@@ -290,4 +290,280 @@ fn an_eu_accounts_objects_are_asked_for_in_the_eu_jurisdiction() {
         );
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
+}
+
+/// The answers a move must leave unchanged, read with the account's token.
+fn answers(t: &Tenant, paths: &[String]) -> Vec<Value> {
+    paths
+        .iter()
+        .map(|p| {
+            let r = t.get(p);
+            assert_eq!(r.status, 200, "{p}: {}", r.body);
+            // Card URLs carry the request's origin, and a restarted server has another
+            // port: compare without it.
+            let text = r.json().to_string().replace(&t.server.base, "ORIGIN");
+            serde_json::from_str(&text).unwrap()
+        })
+        .collect()
+}
+
+fn wait_move(s: &Server, id: i64, until: impl Fn(&Value) -> bool) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let m = s.admin("GET", &format!("/moves/{id}"), None).json()["data"].clone();
+        if until(&m) {
+            return m;
+        }
+        assert!(
+            started.elapsed().as_secs() < 90,
+            "the move did not get there: {m}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+}
+
+/// regions.md 4: an account with cards, leads, events, a webhook and pending attempts
+/// moves from wnam to eu with a restart of the worker in the middle. Meanwhile its reads
+/// answer as before and its writes 503; at the end every API answer is unchanged, the
+/// next event continues the sequence, a cursor from before still works, the pending
+/// attempts are delivered, and the old shard holds no row of the account.
+#[test]
+fn a_move_with_a_restart_in_the_middle_ends_done_with_every_answer_unchanged() {
+    use crate::webhooks::Receiver;
+    let rx = Receiver::start(200);
+    let slow = [
+        ("ADMIN_TOKEN", ADMIN_TOKEN),
+        ("WEBHOOKS_ALLOW_PRIVATE", "true"),
+        ("MOVE_BATCH_ROWS", "2"),
+        ("MOVE_STEP_MS", "300"),
+        ("MOVE_GRACE_MS", "500"),
+    ];
+    // Attempts are committed and never enqueued (as after a crash): still pending when
+    // the move copies them.
+    let mut faulty = slow.to_vec();
+    faulty.push(("WEBHOOKS_FAULT", "drop-send"));
+    let s = Server::start("move", &faulty);
+    let account = s.account("enterprise", json!({"data_region": "wnam"}));
+    let mut scopes = ALL_SCOPES.to_vec();
+    scopes.push("webhooks:write");
+    let token = s.token(account, &scopes);
+    let t = Tenant {
+        server: &s,
+        account,
+        token: token.clone(),
+    };
+    let hook = t.send(
+        "POST",
+        "/webhooks",
+        &json!({"url": rx.url("/moved"), "events": ["*"]}),
+    );
+    assert_eq!(hook.status, 201, "{}", hook.body);
+    let hook = hook.json()["data"]["id"].as_i64().unwrap();
+    let mut cards = vec![];
+    for (i, name) in ["Mia", "Noa", "Ola"].iter().enumerate() {
+        let card = t.card(json!({"first_name": name, "last_name": "Mover"}));
+        let slug = card["slug"].as_str().unwrap().to_string();
+        for j in 0..2 {
+            let ip = format!("198.51.100.{}", 10 * i + j + 1);
+            let r = post_lead(&s, &slug, Some(&ip), Lead::Json(&visitor(10 * i + j)), &[]);
+            assert_eq!(r.status, 201, "{}", r.body);
+        }
+        cards.push((card["id"].as_i64().unwrap(), slug));
+    }
+    let events = t.get("/events?limit=4").json();
+    let cursor = events["meta"]["next_cursor"].as_str().unwrap().to_string();
+    let lead = t.get("/leads").json()["data"][0]["id"].as_i64().unwrap();
+    let mut paths: Vec<String> = vec![
+        "/cards".into(),
+        "/leads".into(),
+        format!("/leads/{lead}"),
+        "/events".into(),
+        format!("/events?after={cursor}"),
+        "/webhooks".into(),
+        format!("/webhooks/{hook}"),
+    ];
+    paths.extend(cards.iter().map(|(id, _)| format!("/cards/{id}")));
+    let before = answers(&t, &paths);
+    // Attempts change as they are made; their ids must not.
+    let before_deliveries = t.get(&format!("/webhooks/{hook}/deliveries")).json();
+    let pending = before_deliveries["data"].as_array().unwrap();
+    assert_eq!(
+        pending.len(),
+        9,
+        "3 card.created and 6 lead.created attempts"
+    );
+    assert!(
+        pending.iter().all(|d| d["status"] == "pending"),
+        "{before_deliveries}"
+    );
+
+    let r = s.admin(
+        "POST",
+        &format!("/accounts/{account}/move"),
+        Some(json!({"data_region": "wnam"})),
+    );
+    assert_eq!(r.status, 422, "a move to its own region: {}", r.body);
+    let r = s.admin(
+        "POST",
+        &format!("/accounts/{account}/move"),
+        Some(json!({"data_region": "eu"})),
+    );
+    assert_eq!(r.status, 202, "{}", r.body);
+    let m = r.json()["data"].clone();
+    assert_eq!(
+        (
+            m["status"].clone(),
+            m["from_shard"].clone(),
+            m["to_shard"].clone()
+        ),
+        (json!("copying"), json!("SHARD_WNAM_1"), json!("SHARD_EU_1")),
+        "{m}"
+    );
+    let id = m["id"].as_i64().unwrap();
+    let again = s.admin(
+        "POST",
+        &format!("/accounts/{account}/move"),
+        Some(json!({"data_region": "apac"})),
+    );
+    assert_eq!(again.status, 409, "{}", again.body);
+
+    // While it runs: reads as before, writes 503 with Retry-After, nothing changed.
+    assert_eq!(answers(&t, &paths), before);
+    let w = t.send(
+        "PATCH",
+        &format!("/cards/{}", cards[0].0),
+        &json!({"job_title": "Mover"}),
+    );
+    assert_eq!(w.status, 503, "{}", w.body);
+    assert!(w.header("Retry-After").is_some());
+    let r = post_lead(
+        &s,
+        &cards[0].1,
+        Some("198.51.100.99"),
+        Lead::Json(&visitor(99)),
+        &[],
+    );
+    assert_eq!(r.status, 503, "{}", r.body);
+
+    // Part-way through the copy, the worker restarts (and the fault switch goes).
+    let part = wait_move(&s, id, |m| {
+        m["copied"]
+            .as_object()
+            .is_some_and(|c| c.values().any(|n| n.as_i64() > Some(0)))
+    });
+    assert_eq!(part["status"], "copying", "{part}");
+    let so_far: i64 = part["copied"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(Value::as_i64)
+        .sum();
+    assert!(
+        so_far < 28,
+        "the restart comes before the copy is done: {part}"
+    );
+    let s = s.restart_with("move-2", &slow);
+    let t = Tenant {
+        server: &s,
+        account,
+        token: token.clone(),
+    };
+    s.cron("* * * * *");
+    let done = wait_move(&s, id, |m| m["status"] != "copying");
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(
+        done["copied"],
+        json!({"cards": 3, "leads": 6, "events": 9, "webhooks": 1, "deliveries": 9, "idempotency_keys": 0}),
+        "{done}"
+    );
+    assert!(done["finished_at"].is_string());
+
+    let a = s.admin("GET", &format!("/accounts/{account}"), None).json();
+    assert_eq!(
+        (a["data"]["data_region"].clone(), a["data"]["shard"].clone()),
+        (json!("eu"), json!("SHARD_EU_1"))
+    );
+    assert_eq!(answers(&t, &paths), before, "every answer unchanged");
+    for (_, slug) in &cards {
+        assert_eq!(s.call("GET", &format!("/c/{slug}"), None, None).status, 200);
+    }
+    // Writes again; the next event continues the sequence.
+    let w = t.send(
+        "PATCH",
+        &format!("/cards/{}", cards[0].0),
+        &json!({"job_title": "Moved"}),
+    );
+    assert_eq!(w.status, 200, "{}", w.body);
+    let after = t.get(&format!("/events?after={cursor}")).json();
+    let seqs: Vec<i64> = after["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["sequence"].as_i64().unwrap())
+        .collect();
+    assert_eq!(seqs, (5..=10).collect::<Vec<_>>(), "{after}");
+    // The attempts that were pending are delivered (the sweeper sends them again).
+    let started = std::time::Instant::now();
+    while rx.hits_at("/moved").len() < 10 && started.elapsed().as_secs() < 60 {
+        s.cron("* * * * *");
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    assert!(
+        rx.hits_at("/moved").len() >= 10,
+        "pending attempts and the new one delivered"
+    );
+    // The attempts kept their ids through the move.
+    let ids = |v: &Value| -> Vec<(i64, String)> {
+        let mut out: Vec<(i64, String)> = v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["attempt"] == 1)
+            .map(|d| {
+                (
+                    d["id"].as_i64().unwrap(),
+                    d["event_id"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let now = t.get(&format!("/webhooks/{hook}/deliveries")).json();
+    let kept = ids(&before_deliveries);
+    assert!(kept.iter().all(|d| ids(&now).contains(d)), "{now}");
+    s.stop();
+    for shard in s.shards() {
+        let rows = s.d1_on(
+            &shard,
+            &format!(
+                "SELECT (SELECT COUNT(*) FROM accounts WHERE id = {account}) AS accounts, \
+                        (SELECT COUNT(*) FROM cards WHERE account_id = {account}) AS cards, \
+                        (SELECT COUNT(*) FROM leads WHERE account_id = {account}) AS leads, \
+                        (SELECT COUNT(*) FROM events WHERE account_id = {account}) AS events, \
+                        (SELECT COUNT(*) FROM webhooks WHERE account_id = {account}) AS webhooks, \
+                        (SELECT COUNT(*) FROM deliveries WHERE account_id = {account}) AS deliveries"
+            ),
+        );
+        let total: i64 = rows[0]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_i64().unwrap())
+            .sum();
+        if shard == "SHARD_EU_1" {
+            assert!(total >= 30, "{shard}: {}", rows[0]);
+        } else {
+            assert_eq!(
+                total, 0,
+                "{shard} keeps rows of the moved account: {}",
+                rows[0]
+            );
+        }
+    }
+    let slugs = s.d1_on(
+        "DIRECTORY",
+        &format!("SELECT DISTINCT shard FROM slugs WHERE account_id = {account}"),
+    );
+    assert_eq!(slugs, vec![json!({"shard": "SHARD_EU_1"})]);
 }
