@@ -74,6 +74,9 @@ pub struct Config {
     pub move_batch_rows: i64,
     pub move_step_ms: i64,
     pub move_grace_ms: i64,
+    /// `MOVE_FAULT=drop-row` (tests only): a move leaves one lead out of its copy, so the
+    /// count check before the switch fails it.
+    pub move_drops_a_row: bool,
 }
 
 pub const DEFAULT_MOVE_BATCH_ROWS: i64 = 100;
@@ -249,6 +252,16 @@ impl Config {
                 None
             }
         };
+        let move_drops_a_row = match get("MOVE_FAULT").as_deref() {
+            None => false,
+            Some("drop-row") => true,
+            Some(other) => {
+                problems.push(format!(
+                    "MOVE_FAULT {other:?} is no known fault; moves copy every row"
+                ));
+                false
+            }
+        };
         let config = Config {
             public_base_url,
             rate_limit_per_minute: rate_limit_per_minute as u32,
@@ -270,6 +283,7 @@ impl Config {
             move_batch_rows,
             move_step_ms,
             move_grace_ms,
+            move_drops_a_row,
         };
         (config, problems)
     }

@@ -55,6 +55,10 @@ pub struct Plan {
     pub batch_rows: i64,
     pub step_ms: i64,
     pub grace_ms: i64,
+    /// `MOVE_FAULT=drop-row` (tests only): the first page of leads is copied without its
+    /// first row.
+    #[serde(default)]
+    pub drop_a_row: bool,
 }
 
 pub const MAX_FAILURES: u32 = 5;
@@ -76,6 +80,7 @@ impl Plan {
             batch_rows: 100,
             step_ms: 0,
             grace_ms: 30_000,
+            drop_a_row: false,
         }
     }
 
@@ -85,6 +90,7 @@ impl Plan {
             batch_rows: config.move_batch_rows,
             step_ms: config.move_step_ms,
             grace_ms: config.move_grace_ms,
+            drop_a_row: config.move_drops_a_row,
             ..self
         }
     }

@@ -261,7 +261,7 @@ pub async fn page(
 
 async fn select_json(db: &Shard, stmt: Stmt) -> Result<Vec<Map<String, Value>>> {
     let result = db.all(super::prepare(db, &stmt)?).await?;
-    result.results::<Map<String, Value>>()
+    super::row::json_rows(&result)
 }
 
 /// Inserts `rows` (JSON objects of one table, as [`page`] read them) as one parameter;

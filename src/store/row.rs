@@ -159,6 +159,22 @@ fn js_rows(result: &D1Result) -> Result<Vec<JsValue>> {
     Ok(result.results::<Js>()?.into_iter().map(|r| r.0).collect())
 }
 
+/// The rows of a result as JSON objects (column name to value), for statements whose
+/// columns are not known in advance (a move copies every column there is). Each row goes
+/// through `JSON.stringify` and serde_json, not serde's JsValue deserializer: the binary
+/// has the first already, the second would add its any-value machinery.
+pub fn json_rows(result: &D1Result) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
+    js_rows(result)?
+        .iter()
+        .map(|row| {
+            let text = js_sys::JSON::stringify(row)
+                .map_err(|_| worker::Error::RustError("a row is no JSON".into()))?;
+            let text = String::from(text);
+            serde_json::from_str(&text).map_err(|e| worker::Error::RustError(e.to_string()))
+        })
+        .collect()
+}
+
 /// The rows of a result, decoded. The column names are read once, from the first row
 /// (every row of a result has the same columns in the same order); each row is then one
 /// `Object.values` and indexed reads, instead of a property lookup by a freshly made

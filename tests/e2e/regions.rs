@@ -567,3 +567,91 @@ fn a_move_with_a_restart_in_the_middle_ends_done_with_every_answer_unchanged() {
     );
     assert_eq!(slugs, vec![json!({"shard": "SHARD_EU_1"})]);
 }
+
+/// regions.md 4: the counts are compared before the directory switches; on a mismatch
+/// (the fault switch leaves one lead out of the copy) the move ends `failed`, the account
+/// stays where it was and takes writes again, and the target keeps none of its rows.
+#[test]
+fn a_move_whose_counts_differ_fails_and_the_account_stays() {
+    let s = Server::start(
+        "move-fails",
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("MOVE_FAULT", "drop-row"),
+            ("MOVE_GRACE_MS", "0"),
+        ],
+    );
+    let t = tenant_in(&s, "weur");
+    let card = t.card(json!({"first_name": "Stay", "last_name": "Put"}));
+    let slug = card["slug"].as_str().unwrap();
+    for i in 0..2 {
+        let ip = format!("192.0.2.{}", 40 + i);
+        assert_eq!(
+            post_lead(&s, slug, Some(&ip), Lead::Json(&visitor(i)), &[]).status,
+            201
+        );
+    }
+    let before = answers(
+        &t,
+        &[
+            "/cards".to_string(),
+            "/leads".to_string(),
+            "/events".to_string(),
+        ],
+    );
+    let r = s.admin(
+        "POST",
+        &format!("/accounts/{}/move", t.account),
+        Some(json!({"data_region": "apac"})),
+    );
+    assert_eq!(r.status, 202, "{}", r.body);
+    let id = r.json()["data"]["id"].as_i64().unwrap();
+    let ended = wait_move(&s, id, |m| m["status"] != "copying");
+    assert_eq!(ended["status"], "failed", "{ended}");
+    let why = ended["error"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("leads: 2 in the source, 1 in the target"),
+        "{ended}"
+    );
+    let a = s
+        .admin("GET", &format!("/accounts/{}", t.account), None)
+        .json();
+    assert_eq!(
+        (a["data"]["data_region"].clone(), a["data"]["shard"].clone()),
+        (json!("weur"), json!("SHARD_WEUR_1"))
+    );
+    assert_eq!(
+        answers(
+            &t,
+            &[
+                "/cards".to_string(),
+                "/leads".to_string(),
+                "/events".to_string()
+            ]
+        ),
+        before
+    );
+    let id = card["id"].as_i64().unwrap();
+    let w = t.send(
+        "PATCH",
+        &format!("/cards/{id}"),
+        &json!({"job_title": "Still here"}),
+    );
+    assert_eq!(w.status, 200, "writes are taken again: {}", w.body);
+    assert_eq!(
+        post_lead(&s, slug, Some("192.0.2.50"), Lead::Json(&visitor(5)), &[]).status,
+        201
+    );
+    let account = t.account;
+    s.stop();
+    let left = s.d1_on(
+        "SHARD_APAC_1",
+        &format!(
+            "SELECT (SELECT COUNT(*) FROM accounts WHERE id = {account}) \
+                  + (SELECT COUNT(*) FROM cards WHERE account_id = {account}) \
+                  + (SELECT COUNT(*) FROM leads WHERE account_id = {account}) \
+                  + (SELECT COUNT(*) FROM events WHERE account_id = {account}) AS n"
+        ),
+    );
+    assert_eq!(left[0]["n"], 0, "the target keeps no row of the account");
+}
