@@ -118,7 +118,10 @@ impl Mover {
     }
 
     async fn save(&self, plan: &Plan) -> Result<()> {
-        self.state.storage().put(PLAN, serde_json::to_string(plan)?).await
+        self.state
+            .storage()
+            .put(PLAN, serde_json::to_string(plan)?)
+            .await
     }
 
     /// One step of the plan; the plan records where the next one starts.
