@@ -59,7 +59,18 @@ pub struct Plan {
     /// first row.
     #[serde(default)]
     pub drop_a_row: bool,
+    /// Rows copied so far per table, as `GET /admin/v1/moves/{id}` shows them while the
+    /// copy runs (a page copied again after a restart counts twice here; the count check
+    /// replaces these with the target's real counts).
+    #[serde(default)]
+    pub copied: Map<String, Value>,
+    /// When the directory last heard of the progress.
+    #[serde(default)]
+    pub reported_at: i64,
 }
+
+/// Progress reaches the directory at most this often (one write on the far primary).
+pub const REPORT_EVERY_MS: i64 = 1_000;
 
 pub const MAX_FAILURES: u32 = 5;
 
@@ -81,6 +92,8 @@ impl Plan {
             step_ms: 0,
             grace_ms: 30_000,
             drop_a_row: false,
+            copied: Map::new(),
+            reported_at: 0,
         }
     }
 
@@ -111,6 +124,17 @@ impl Plan {
         // The emptying of the target has not started (the mover starts it at the end).
         self.table = 0;
         self.after = None;
+    }
+
+    /// Counts `n` rows copied of `table`; whether the directory is due to hear of it.
+    pub fn count_copied(&mut self, table: &str, n: usize, now: i64) -> bool {
+        let total = self.copied.get(table).and_then(Value::as_i64).unwrap_or(0) + n as i64;
+        self.copied.insert(table.to_string(), Value::from(total));
+        let due = now - self.reported_at >= REPORT_EVERY_MS;
+        if due {
+            self.reported_at = now;
+        }
+        due
     }
 
     pub fn before_switch(&self) -> bool {
@@ -178,6 +202,18 @@ mod tests {
             Phase::Empty,
             "after the switch a move only goes forward"
         );
+    }
+
+    #[test]
+    fn progress_is_counted_and_reported_at_most_once_a_second() {
+        let mut p = Plan::new(1, 2, "SHARD_A", "SHARD_B", "eu");
+        assert!(
+            p.count_copied("leads", 100, 5_000),
+            "the first page is reported"
+        );
+        assert!(!p.count_copied("leads", 100, 5_500));
+        assert!(p.count_copied("leads", 50, 6_000));
+        assert_eq!(Value::Object(p.copied.clone()), json!({"leads": 250}));
     }
 
     #[test]

@@ -25,6 +25,22 @@ pub const TABLES: [(&str, &str); 6] = [
     ("idempotency_keys", "key"),
 ];
 
+/// The rows of the account in `table`, as a condition on `?1` (the account id). Tables
+/// whose ids are the account's own range (`domain::ids`) are read by that range of their
+/// primary key: by `account_id` SQLite would take an index that leads elsewhere
+/// (`leads_account_email_key`, none at all for `deliveries`) and sort every row of the
+/// account for each page (measured: ~10 ms a page of leads at 100,000 leads, 0-1 ms by
+/// range). The others have an index that starts with `account_id` and their key.
+fn of_account(table: &str) -> String {
+    match table {
+        "leads" | "webhooks" | "deliveries" => format!(
+            "id > ?1 * {span} AND id < (?1 + 1) * {span} AND +account_id = ?1",
+            span = crate::domain::ids::ACCOUNT_SPAN
+        ),
+        _ => "account_id = ?1".to_string(),
+    }
+}
+
 /// A move as the operator API shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MoveRow {
@@ -243,7 +259,7 @@ pub fn page_sql(table: usize, account_id: i64, after: Option<SqlValue>, limit: i
         ),
     };
     Stmt::new(
-        format!("SELECT * FROM {name} WHERE account_id = ?1 {cond}"),
+        format!("SELECT * FROM {name} WHERE {} {cond}", of_account(name)),
         args,
     )
 }
@@ -341,7 +357,7 @@ pub async fn copy_account(db: &Shard, row: &Map<String, Value>) -> Result<()> {
 pub fn counts_sql(account_id: i64) -> Stmt {
     let parts: Vec<String> = TABLES
         .iter()
-        .map(|(t, _)| format!("(SELECT COUNT(*) FROM {t} WHERE account_id = ?1) AS {t}"))
+        .map(|(t, _)| format!("(SELECT COUNT(*) FROM {t} WHERE {}) AS {t}", of_account(t)))
         .collect();
     Stmt::new(
         format!(
@@ -364,13 +380,19 @@ pub async fn counts(db: &Shard, account_id: i64) -> Result<Map<String, Value>> {
 /// or of a target after a failed move); how many went.
 pub fn empty_sql(table: usize, account_id: i64, limit: i64) -> Stmt {
     let (name, key) = TABLES[table];
-    Stmt::new(
-        format!(
+    let of = of_account(name);
+    // By rowid where there is one (no sort, no second index walk); `idempotency_keys` is
+    // WITHOUT ROWID and keyed by (account_id, key).
+    let sql = match name {
+        "idempotency_keys" => format!(
             "DELETE FROM {name} WHERE account_id = ?1 AND {key} IN \
-             (SELECT {key} FROM {name} WHERE account_id = ?1 ORDER BY {key} LIMIT +?2)"
+             (SELECT {key} FROM {name} WHERE {of} LIMIT +?2)"
         ),
-        vec![account_id.into(), limit.into()],
-    )
+        _ => format!(
+            "DELETE FROM {name} WHERE rowid IN (SELECT rowid FROM {name} WHERE {of} LIMIT +?2)"
+        ),
+    };
+    Stmt::new(sql, vec![account_id.into(), limit.into()])
 }
 
 pub async fn empty(db: &Shard, table: usize, account_id: i64, limit: i64) -> Result<usize> {

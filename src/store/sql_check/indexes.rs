@@ -89,3 +89,44 @@ fn lists_range_over_their_indexes() {
         }
     }
 }
+
+/// A move's pages, counts and deletions reach the account's rows by an index, and pages
+/// need no sort of every row of the account (cards excepted: an account has few, and
+/// their index is by update time).
+#[test]
+fn moves_range_over_their_indexes() {
+    use crate::store::moves::{self, TABLES};
+    let mut db = Db::new();
+    let mut stmts = vec![moves::counts_sql(1)];
+    for t in 0..TABLES.len() {
+        stmts.push(moves::page_sql(t, 1, None, 100));
+        stmts.push(moves::page_sql(t, 1, Some(SqlValue::Int(7)), 100));
+        stmts.push(moves::empty_sql(t, 1, 500));
+    }
+    for stmt in stmts {
+        let explained = Stmt::new(
+            format!("EXPLAIN QUERY PLAN {}", stmt.sql),
+            stmt.args.clone(),
+        );
+        let plan: Vec<String> = db
+            .exec("plan", &explained)
+            .iter()
+            .filter_map(|r| r["detail"].as_str().map(str::to_string))
+            .collect();
+        let text = plan.join(" | ");
+        assert!(
+            !plan.iter().any(|d| d.starts_with("SCAN ")
+                && !d.contains(" USING ")
+                && d != "SCAN CONSTANT ROW"),
+            "a full scan:\n{}\n{text}",
+            stmt.sql
+        );
+        if !stmt.sql.contains("FROM cards") {
+            assert!(
+                !text.contains("TEMP B-TREE"),
+                "a sort:\n{}\n{text}",
+                stmt.sql
+            );
+        }
+    }
+}
