@@ -31,7 +31,7 @@ OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
 # vCard parser of the e2e tests (tests/e2e/public.rs reads both vCard versions with it).
 VOBJECT_VERSION := 0.9.9
 
-.PHONY: help tools build dev seed smoke deploy test unit-e2e unit lint fmt migrate-local contract browser config-check bench geo clean
+.PHONY: help tools build dev seed smoke deploy test unit-e2e unit lint fmt migrate-local contract browser config-check bench geo move-time clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
@@ -41,6 +41,7 @@ help:
 	@echo "make deploy ENV=staging|production ADMIN_TOKEN=...  preflight, migrate, deploy, smoke"
 	@echo "make bench  load benchmark (see bench/README.md)"
 	@echo "make geo    latency model of the API from every D1 region (see bench/README.md)"
+	@echo "make move-time  time a local move of 1,000 cards + 100,000 leads wnam -> eu (see bench/README.md)"
 
 tools: .tools/stamp
 
@@ -179,6 +180,11 @@ bench: tools build
 # Latency model from every D1 region (no build, standard-library Python only).
 geo:
 	python3 bench/geo.py
+
+# Time of an account move between shards (issue 31) in local workerd: 1,000 cards and
+# 100,000 leads wnam -> eu, MOVE_GRACE_MS=0; MOVE_BATCH_ROWS=500 make move-time for bigger pages.
+move-time: tools build
+	@python3 bench/move_time.py
 
 # The deployed environments' configuration, offline: the preflight's self-test, a deploy
 # with the committed placeholders stopping at the preflight before any remote step, the
