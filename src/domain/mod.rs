@@ -13,6 +13,7 @@ pub mod idempotency;
 pub mod input;
 pub mod lang;
 pub mod lead;
+pub mod own_writes;
 pub mod pagination;
 pub mod plan;
 pub mod principal;
