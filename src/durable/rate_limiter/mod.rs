@@ -147,10 +147,10 @@ impl RateLimiter {
     /// [`Self::hit`], and persisted the same way: the answer (and so the write) waits until
     /// the mark is durable, so a restarted object still holds it.
     fn writes(&self, now_ms: i64, settles: &[Settle], write: bool) -> Result<Writing> {
-        let sql = crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready)?;
+        let storage = || crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready);
         let mut slot = self.writes.borrow_mut();
         if slot.is_none() {
-            *slot = Some(load_writes(&sql, now_ms)?);
+            *slot = Some(load_writes(&storage()?, now_ms)?);
         }
         let writes = slot.get_or_insert_with(OwnWrites::default);
         let mut changed = writes.expire(now_ms);
@@ -159,8 +159,9 @@ impl RateLimiter {
         }
         let start = writes.read_start(now_ms);
         let mark = write.then(|| writes.admit_write(now_ms));
+        // A read that settles nothing writes nothing (and needs no storage handle).
         if changed || mark.is_some() {
-            sql.exec(
+            storage()?.exec(
                 "INSERT INTO writes (id, state) VALUES (1, ?) \
                  ON CONFLICT (id) DO UPDATE SET state = excluded.state",
                 vec![txt(&writes.to_text())],
