@@ -6,11 +6,13 @@
 //
 // <method> /<mode>/api/v1/<path>, mode:
 //   rust  the calls of this project's worker: the token's object (auth row cached, the
-//         rate-limit second upserted in its SQLite storage, the bookmark read once), then
-//         one D1 batch in a session (or one bulk KV read for analytics); a write's batch
-//         also records the change feed's event, advances the account's sequence and fans
-//         out webhook deliveries (the outbox), and the write's bookmark is handed to the
-//         token's object before the answer;
+//         rate-limit second upserted in its SQLite storage, the token's write state read
+//         once), then one D1 batch in a session (or one bulk KV read for analytics); a
+//         write's batch also records the change feed's event, advances the account's
+//         sequence and fans out webhook deliveries (the outbox). A write's check marks it
+//         and settles the isolate's previous write of the token (one upsert of the write
+//         state); its own bookmark waits in the isolate for the next check, no call after
+//         the answer (src/domain/own_writes.rs);
 //   bare  (writes) the same without the three outbox statements, so rust - bare is what
 //         the change feed and its outbox cost in storage calls;
 //   peer  the calls of the JavaScript peer (../shared/peer): the same object call with the
@@ -29,27 +31,39 @@ export class Gate extends DurableObject {
     super(ctx, env);
     this.auth = undefined;
     this.window = undefined;
-    this.bookmark = undefined;
+    this.writes = undefined;
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS hits (second INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS writes (id INTEGER PRIMARY KEY, state TEXT NOT NULL)");
   }
 
   async fetch(request) {
     const url = new URL(request.url);
-    if (url.pathname === "/remember") {
-      this.bookmark = await request.text();
-      this.ctx.storage.sql.exec("INSERT INTO bookmark (id, value) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET value = excluded.value", this.bookmark);
-      return new Response(null);
-    }
     const hash = url.searchParams.get("hash");
     if (this.auth === undefined) this.auth = await this.env.DB.prepare(TOKEN_SQL).bind(hash).first();
     const now = Math.floor(Date.now() / 1000);
     if (url.searchParams.get("mode") !== "peer") {
-      if (this.bookmark === undefined) this.bookmark = this.ctx.storage.sql.exec("SELECT value FROM bookmark WHERE id = 1").toArray()[0]?.value ?? null;
+      if (this.writes === undefined) {
+        const state = this.ctx.storage.sql.exec("SELECT state FROM writes WHERE id = 1").toArray()[0]?.state;
+        this.writes = { next: Number(state?.split(";")[0] ?? 0), marks: [], bookmark: state?.split(";")[3] ?? "" };
+      }
       if (this.window === undefined) {
         this.window = this.ctx.storage.sql.exec("SELECT second, n FROM hits WHERE second > ? ORDER BY second", now - 60).toArray();
       }
       this.ctx.storage.sql.exec("INSERT INTO hits (second, n) VALUES (?, 1) ON CONFLICT (second) DO UPDATE SET n = n + 1", now);
+      const settle = url.searchParams.get("settle");
+      const write = url.searchParams.get("write") === "1";
+      if (settle !== null || write) {
+        const w = this.writes;
+        if (settle !== null) {
+          const [mark, bookmark] = settle.split(".");
+          w.marks = w.marks.filter((m) => m[0] !== Number(mark));
+          if (bookmark > w.bookmark) w.bookmark = bookmark;
+        }
+        if (write) w.marks.push([w.next++, Date.now()]);
+        const state = `${w.next};0;${w.marks.map((m) => m.join(":")).join(",")};${w.bookmark}`;
+        this.ctx.storage.sql.exec("INSERT INTO writes (id, state) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state", state);
+        return Response.json({ account_id: this.auth?.account_id ?? null, mark: write ? w.next - 1 : null });
+      }
     } else {
       this.window ??= (await this.ctx.storage.get("window")) ?? { buckets: [] };
       const last = this.window.buckets[this.window.buckets.length - 1];
@@ -124,6 +138,8 @@ async function outbox(db, account, type, now, where) {
 }
 
 let created = 0;
+// Per object (mode and token hash): the last write's `mark.bookmark`, for its next check.
+const unsettled = new Map();
 
 export default {
   async fetch(request, env) {
@@ -135,8 +151,15 @@ export default {
     const hash = await tokenHash(token);
     // One object per token and mode: the two modes keep their windows differently.
     const stub = env.GATE.get(env.GATE.idFromName(`${mode}:${hash}`));
-    const gate = await stub.fetch(`https://gate/check?hash=${hash}&mode=${mode}`);
-    const { account_id: account } = await gate.json();
+    let check = `https://gate/check?hash=${hash}&mode=${mode}`;
+    const settle = mode === "peer" ? undefined : unsettled.get(`${mode}:${hash}`);
+    if (settle !== undefined) {
+      unsettled.delete(`${mode}:${hash}`);
+      check += `&settle=${encodeURIComponent(settle)}`;
+    }
+    if (mode !== "peer" && request.method !== "GET") check += "&write=1";
+    const gate = await stub.fetch(check);
+    const { account_id: account, mark } = await gate.json();
     const db = mode === "peer" ? env.DB : env.DB.withSession("first-unconstrained");
     const q = url.searchParams;
     const perPage = Number(q.get("per_page") ?? 15);
@@ -167,7 +190,7 @@ export default {
         return new Response("{}");
       }
       await db.batch(mode === "rust" ? [change, ...(await outbox(db, account, type, now, where))] : [change]);
-      await stub.fetch("https://gate/remember", { method: "POST", body: db.getBookmark() ?? "" });
+      unsettled.set(`${mode}:${hash}`, `${mark}.${db.getBookmark() ?? ""}`);
       return new Response("{}");
     }
     // Bound LIMITs as the worker writes them (`LIMIT +?N`, see `store::Stmt`): SQLite

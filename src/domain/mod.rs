@@ -15,6 +15,7 @@ pub mod input;
 pub mod lang;
 pub mod lead;
 pub mod moving;
+pub mod own_writes;
 pub mod pagination;
 pub mod plan;
 pub mod principal;

@@ -133,6 +133,20 @@ pub fn form_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `application/x-www-form-urlencoded` encoding of a value: every byte but the unreserved
+/// ones (`A-Z a-z 0-9 - . _ ~`) as `%XX`; [`form_decode`] reads it back.
+pub fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Decoded `key=value` pairs of a query string or form body, in order.
 pub fn form_pairs(s: &str) -> Vec<(String, String)> {
     s.split('&')
@@ -210,6 +224,11 @@ mod tests {
         assert_eq!(form_decode("%zz%4"), "%zz%4");
         assert_eq!(form_decode("%C3%BC"), "ü");
         assert_eq!(form_decode("%FF"), "\u{FFFD}");
+        for s in ["0000-00ab.~_", "a&b=c+d%e#f g", "Jürgen", ""] {
+            assert_eq!(form_decode(&form_encode(s)), s);
+        }
+        assert_eq!(form_encode("0a-F.~_"), "0a-F.~_");
+        assert_eq!(form_encode("a&=+ /"), "a%26%3D%2B%20%2F");
         assert_eq!(
             form_pairs("page=2&per_page=&x&name=J%C3%BCrgen+G"),
             vec![

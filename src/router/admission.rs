@@ -4,10 +4,10 @@
 //! answer costs max(gate, D1) instead of their sum.
 //!
 //! The rule of the early read: a refused request learns nothing. Its answer stands only if
-//! the gate admitted exactly the principal the read assumed, and the read started at the
-//! bookmark the gate returned (unless the client chose the bookmark); otherwise it is
-//! dropped unread and the request is answered as if it had never been made
-//! ([`early_stands`]).
+//! the gate admitted exactly the principal the read assumed, and the read started where
+//! the gate says reads start, or at the primary (unless the client chose the bookmark);
+//! otherwise it is dropped unread and the request is answered as if it had never been
+//! made ([`early_stands`]).
 
 use futures_util::future::join;
 use worker::{Request, Response};
@@ -39,9 +39,11 @@ pub async fn admit(
     hash: String,
     asked: &Option<Start>,
 ) -> Admission {
+    let write = matches!(route, Route::Write(_));
     let gate = async {
         let started = js_sys::Date::now();
-        let gate = auth::admit(app, hash.clone(), app.config.rate_limit_per_minute).await;
+        let limit = app.config.rate_limit_per_minute;
+        let gate = auth::admit(app, hash.clone(), limit, write).await;
         (gate, js_sys::Date::now() - started)
     };
     let early = match route {
@@ -59,7 +61,11 @@ pub async fn admit(
             early: None,
         };
     };
-    app.start_reads(consistency::start(asked, hint.bookmark.as_deref()));
+    app.start_reads(consistency::start(
+        asked,
+        hint.primary,
+        hint.bookmark.as_deref(),
+    ));
     let early_read = dispatch::read(app, &hint.principal, req, read);
     let ((gate, gate_ms), early) = join(gate, early_read).await;
     let stands = early_stands(&hint, &gate, asked.is_some());
@@ -73,14 +79,17 @@ pub async fn admit(
 /// Whether an early read, made as `assumed` said, answers the request: only if the gate
 /// admitted the request (known token, within its rate limit), as exactly the principal
 /// assumed (same token, account, scopes, plan features and limits), and, unless the client
-/// sent its own bookmark, with the token's last write at the bookmark the read started at.
-/// Anything else drops the answer unread.
+/// sent its own bookmark, started no older than the gate says: at the primary (which has
+/// every answered write), or after the bookmark the gate names when it names no unsettled
+/// write. Anything else drops the answer unread.
 pub fn early_stands(assumed: &Hint, gate: &ApiResult<Admitted>, client_bookmark: bool) -> bool {
     match gate {
         Ok(admitted) => {
+            let fresh =
+                assumed.primary || (!admitted.primary && admitted.bookmark == assumed.bookmark);
             admitted.decision.allowed
                 && admitted.principal == assumed.principal
-                && (client_bookmark || admitted.bookmark == assumed.bookmark)
+                && (client_bookmark || fresh)
         }
         Err(_) => false,
     }
@@ -104,6 +113,7 @@ mod tests {
         Hint {
             principal: principal(&[Scope::CardsRead], Plan::Enterprise),
             bookmark: bookmark.map(String::from),
+            primary: false,
         }
     }
 
@@ -112,12 +122,24 @@ mod tests {
         bookmark: Option<&str>,
         allowed: bool,
     ) -> ApiResult<Admitted> {
+        admitted_writing(principal, bookmark, false, allowed)
+    }
+
+    /// `primary`: the gate says a write of the token may be unsettled.
+    fn admitted_writing(
+        principal: Principal,
+        bookmark: Option<&str>,
+        primary: bool,
+        allowed: bool,
+    ) -> ApiResult<Admitted> {
         let mut decision = Decision::fail_open(10);
         decision.allowed = allowed;
         Ok(Admitted {
             principal,
             decision,
             bookmark: bookmark.map(String::from),
+            primary,
+            mark: None,
             hash: "h".into(),
         })
     }
@@ -176,6 +198,36 @@ mod tests {
             &assumed,
             &admitted(same, Some("b2"), false),
             true
+        ));
+    }
+
+    #[test]
+    fn an_early_read_stands_against_an_unsettled_write_only_from_the_primary() {
+        let after = hint(Some("b1"));
+        let same = after.principal.clone();
+        // Another isolate's write is unsettled: a read after b1 may miss it.
+        assert!(!early_stands(
+            &after,
+            &admitted_writing(same.clone(), Some("b1"), true, true),
+            false
+        ));
+        // A read that started at the primary sees every answered write.
+        let primary = Hint {
+            primary: true,
+            ..hint(Some("b0"))
+        };
+        for gate_primary in [true, false] {
+            assert!(early_stands(
+                &primary,
+                &admitted_writing(same.clone(), Some("b1"), gate_primary, true),
+                false
+            ));
+        }
+        // Never for a refused request.
+        assert!(!early_stands(
+            &primary,
+            &admitted_writing(same, Some("b1"), true, false),
+            false
         ));
     }
 }

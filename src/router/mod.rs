@@ -171,9 +171,14 @@ async fn answer(
     let decision = admitted.decision;
     told.decision = Some(decision);
     if let_in.early.is_none() {
-        // Reads start at the client's bookmark, else at the token's last write, so a
-        // token always reads its own writes (a dropped early session goes with this).
-        app.start_reads(consistency::start(&asked, admitted.bookmark.as_deref()));
+        // Reads start at the client's bookmark, else where the gate says (the primary
+        // while a write of the token may be unsettled), so a token always reads its own
+        // writes (a dropped early session goes with this).
+        app.start_reads(consistency::start(
+            &asked,
+            admitted.primary,
+            admitted.bookmark.as_deref(),
+        ));
     }
     let resp = match (decision.allowed, let_in.early) {
         (false, _) => Err(ApiError::TooManyRequests {
@@ -196,7 +201,7 @@ async fn answer(
         }
     };
     if let Route::Write(_) = route {
-        consistency::remember_write(app, &admitted, bookmark.as_deref()).await;
+        consistency::settle_write(app, &admitted, resp.status_code());
     }
     told.bookmark = bookmark;
     Ok(resp)

@@ -1,9 +1,12 @@
 //! extensions.md 6: D1 sessions with bookmarks, read-your-writes, Server-Timing and request
 //! ids, ETags and 304s, the standard rate-limit headers, CORS.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::thread;
+
 use serde_json::json;
 
-use crate::harness::{call, server, Resp, Tenant, ALL_SCOPES};
+use crate::harness::{call, server, Resp, Server, Tenant, ADMIN_TOKEN, ALL_SCOPES};
 
 fn with(t: &Tenant, method: &str, path: &str, headers: &[(&str, &str)]) -> Resp {
     call(
@@ -100,6 +103,137 @@ fn a_token_reads_its_own_writes_fifty_times_in_a_row() {
             "read {i} saw older data"
         );
     }
+}
+
+#[test]
+fn two_concurrent_writers_of_one_token_read_every_answered_write() {
+    let t = server().tenant(&ALL_SCOPES);
+    let cards: Vec<String> = (0..2)
+        .map(|w| {
+            let card = t.card(json!({"first_name": format!("Writer{w}"), "last_name": "Two"}));
+            format!("/cards/{}", card["id"])
+        })
+        .collect();
+    // done[w]: the newest version of card w whose PATCH has been answered (-1: none yet).
+    let done = [AtomicI64::new(-1), AtomicI64::new(-1)];
+    let version = |r: &Resp| -> i64 {
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()["data"]["bio"]
+            .as_str()
+            .and_then(|bio| bio.split_once(':'))
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(-1)
+    };
+    thread::scope(|scope| {
+        for w in 0..2 {
+            let (t, cards, done) = (&t, &cards, &done);
+            scope.spawn(move || {
+                for i in 0..25 {
+                    let bio = format!("{w}:{i}");
+                    let r = t.send("PATCH", &cards[w], &json!({ "bio": bio }));
+                    assert_eq!(r.status, 200, "{}", r.body);
+                    done[w].store(i, Ordering::SeqCst);
+                    // Both writers' cards, no header sent: each read begins after the
+                    // answer of every version it is held to, this writer's or the other's.
+                    for (c, path) in cards.iter().enumerate() {
+                        let floor = done[c].load(Ordering::SeqCst);
+                        let seen = version(&t.get(path));
+                        assert!(
+                            seen >= floor,
+                            "writer {w}: card {c} read version {seen} after {floor} was answered"
+                        );
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// What the token objects keep of their tokens' writes (`domain::own_writes`), read from
+/// a copy of their SQLite files: per object with a write, (unsettled marks, bookmark).
+fn own_writes(s: &Server) -> Vec<(usize, String)> {
+    // One copy per server run (its port), never the files a server opens.
+    let port = s.base.rsplit(':').next().unwrap_or_default();
+    let copy = s.state.join(format!("own-writes-copy-{port}"));
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap();
+    let mut kept = vec![];
+    let dirs = std::fs::read_dir(s.state.join("v3/do")).unwrap();
+    for dir in dirs
+        .flatten()
+        .filter(|d| d.file_name().to_string_lossy().ends_with("-RateLimiter"))
+    {
+        for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".sqlite") || name == "metadata.sqlite" {
+                continue;
+            }
+            let db = copy.join(&name);
+            std::fs::copy(file.path(), &db).unwrap();
+            let wal = file.path().with_file_name(format!("{name}-wal"));
+            if wal.exists() {
+                std::fs::copy(&wal, copy.join(format!("{name}-wal"))).unwrap();
+            }
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            let state: Option<String> = conn
+                .query_row("SELECT state FROM writes WHERE id = 1", [], |r| r.get(0))
+                .ok();
+            // `next_id;primary_until;marks;bookmark`
+            if let Some(state) = state {
+                let parts: Vec<&str> = state.splitn(4, ';').collect();
+                let marks = parts[2].split(',').filter(|m| !m.is_empty()).count();
+                kept.push((marks, parts[3].to_string()));
+            }
+        }
+    }
+    kept
+}
+
+/// regions.md 5: the gate marks a write before it runs, and its bookmark reaches the
+/// token's object with that isolate's next gate call. A write whose isolate goes away
+/// first leaves its mark (the token's reads start at the primary until it expires), and
+/// a later write's bookmark clears that write's own mark only.
+#[test]
+fn a_write_whose_isolate_goes_away_stays_marked_and_later_ones_settle() {
+    // Its own server: it is stopped and restarted to lose the isolate.
+    let s = Server::start("own-writes", &[("ADMIN_TOKEN", ADMIN_TOKEN)]);
+    let t = s.tenant(&ALL_SCOPES);
+    let (account, token) = (t.account, t.token.clone());
+    let created = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "Lost", "last_name": "Mark"}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    let created_at = bookmark(&created).to_string();
+    let path = format!("/cards/{}", created.json()["data"]["id"]);
+    // Its check settles the create and marks this write; its own bookmark stays here.
+    let lost = t.send("PATCH", &path, &json!({"bio": "lost"}));
+    assert_eq!(lost.status, 200, "{}", lost.body);
+    s.stop();
+    assert_eq!(
+        own_writes(&s),
+        vec![(1, created_at)],
+        "the PATCH's mark is stored"
+    );
+    let s = s.restart("own-writes-2");
+    let t = Tenant {
+        server: &s,
+        account,
+        token,
+    };
+    assert_eq!(t.get(&path).json()["data"]["bio"], "lost");
+    let later = t.send("PATCH", &path, &json!({"bio": "later"}));
+    assert_eq!(later.status, 200, "{}", later.body);
+    let later_at = bookmark(&later).to_string();
+    // This read's check carries the later write's bookmark.
+    assert_eq!(t.get(&path).json()["data"]["bio"], "later");
+    s.stop();
+    assert_eq!(
+        own_writes(&s),
+        vec![(1, later_at)],
+        "the lost write's mark stays (until it expires); the later one is settled"
+    );
 }
 
 #[test]

@@ -3,6 +3,17 @@
 //! call here instead of a D1 lookup plus a limiter call. A Durable Object runs one event at
 //! a time per id, which makes the count exact under concurrency. The cache is invalidated
 //! exactly (revoke, account change), never by expiry.
+//!
+//! It also keeps the token's writes for read-your-writes (regions.md 5; the rules in
+//! [`OwnWrites`]). The check that admits a write marks it, durably, before the write runs;
+//! the write's bookmark comes back with its isolate's next check for the token (a settle),
+//! so a write costs no call after its answer. Reads of a token with a live mark start at
+//! the primary. The invariant: from the admission of a write until its bookmark is settled
+//! here, its own mark (by an id never reused) is live for `MARK_EXPIRY_MS` (120 s) after
+//! it was made, or reads start at the primary anyway; once settled, the kept bookmark is
+//! no older than the write's. A settle clears its own mark only, so the marks of
+//! concurrent writes from other isolates stay. Past the bound, a write whose bookmark
+//! never came is seen only if the replicas lag by less than that.
 
 use std::cell::{Cell, RefCell};
 
@@ -10,26 +21,25 @@ pub mod client;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
-use worker::wasm_bindgen_futures::JsFuture;
-use worker::{web_sys, Env, Result, State};
+use worker::{web_sys, Env, Result, SqlStorage, State};
 
 use crate::db::Directory;
+use crate::domain::own_writes::{OwnWrites, ReadStart, Settle};
 use crate::domain::ratelimit::{Decision, Window};
-use crate::durable::int;
+use crate::durable::{int, txt};
 use crate::store::tokens::{self, AuthRow};
 use client::{Call, Gate};
 
-/// Where objects that predate the `bookmark` table kept it (the key-value API).
-const LEGACY_BOOKMARK: &str = "bookmark";
 /// `hits`: one row per second with admitted requests: an admitted request is one
 /// synchronous upsert, where a `put` of the whole window (the object's key-value API)
-/// serialised up to 60 buckets per request. `bookmark`: the token's last write, one row,
-/// written by a synchronous upsert for the same reason (a `put` showed as ~0.4 ms per
-/// write in a V8 profile).
+/// serialised up to 60 buckets per request. `writes`: the token's [`OwnWrites`], one row,
+/// rewritten whole by a synchronous upsert when it changes, for the same reason (a `put`
+/// showed as ~0.4 ms per write in a V8 profile). Objects of earlier versions kept only a
+/// bookmark (table `bookmark`); nothing is deployed, so it is not read.
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS hits (second INTEGER PRIMARY KEY, \
                       n INTEGER NOT NULL) WITHOUT ROWID; \
-                      CREATE TABLE IF NOT EXISTS bookmark (id INTEGER PRIMARY KEY \
-                      CHECK (id = 1), value TEXT NOT NULL);";
+                      CREATE TABLE IF NOT EXISTS writes (id INTEGER PRIMARY KEY \
+                      CHECK (id = 1), state TEXT NOT NULL);";
 /// Seconds a bucket counts for (the rolling minute).
 const WINDOW_S: i64 = 60;
 /// `last_used_at` is written at most once per this interval per token.
@@ -50,16 +60,26 @@ pub struct RateLimiter {
     auth: RefCell<Option<Option<AuthRow>>>,
     /// Bumped by every invalidation, so a D1 read that raced one is not cached.
     generation: Cell<u64>,
-    /// The D1 bookmark of the token's latest write; loaded from storage on first use.
-    bookmark: RefCell<Option<Option<String>>>,
+    /// The token's writes; loaded from storage on first use.
+    writes: RefCell<Option<OwnWrites>>,
     schema_ready: Cell<bool>,
     /// Rows of seconds before this one may still be stored (pruned at most once a minute).
     pruned_to: Cell<i64>,
 }
 
+/// What one check learns from the token's writes.
+struct Writing {
+    /// The newest settled bookmark.
+    bookmark: Option<String>,
+    /// Where the request's reads start.
+    start: ReadStart,
+    /// The request's own mark, if it is an admitted write.
+    mark: Option<u64>,
+}
+
 #[derive(serde::Deserialize)]
-struct BookmarkRow {
-    value: String,
+struct WritesRow {
+    state: String,
 }
 
 #[derive(serde::Deserialize)]
@@ -121,33 +141,38 @@ impl RateLimiter {
         Ok(decision)
     }
 
-    async fn bookmark(&self) -> Result<Option<String>> {
-        if let Some(known) = self.bookmark.borrow().clone() {
-            return Ok(known);
+    /// The token's writes at one check: the `settles` applied, expired marks dropped, where
+    /// this request's reads start (before its own mark: a write reads what came before it),
+    /// then, for an admitted `write`, its mark. Synchronous from start to end like
+    /// [`Self::hit`], and persisted the same way: the answer (and so the write) waits until
+    /// the mark is durable, so a restarted object still holds it.
+    fn writes(&self, now_ms: i64, shard: &str, settles: &[Settle], write: bool) -> Result<Writing> {
+        let storage = || crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready);
+        let mut slot = self.writes.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(load_writes(&storage()?, now_ms)?);
         }
-        let sql = crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready)?;
-        let rows: Vec<BookmarkRow> = sql
-            .exec("SELECT value FROM bookmark WHERE id = 1", None)?
-            .to_array()?;
-        let stored = match rows.into_iter().next() {
-            Some(row) => Some(row.value),
-            None => self.state.storage().get::<String>(LEGACY_BOOKMARK).await?,
-        };
-        *self.bookmark.borrow_mut() = Some(stored.clone());
-        Ok(stored)
-    }
-
-    /// Persisted before the write is answered (the object's output gate holds the answer
-    /// until the upsert is durable): an evicted object still knows it.
-    fn remember(&self, bookmark: String) -> Result<()> {
-        let sql = crate::durable::sql_storage(&self.state, SCHEMA, &self.schema_ready)?;
-        sql.exec(
-            "INSERT INTO bookmark (id, value) VALUES (1, ?) \
-             ON CONFLICT (id) DO UPDATE SET value = excluded.value",
-            vec![crate::durable::txt(&bookmark)],
-        )?;
-        *self.bookmark.borrow_mut() = Some(Some(bookmark));
-        Ok(())
+        let writes = slot.get_or_insert_with(OwnWrites::default);
+        let mut changed = writes.on_shard(shard, now_ms);
+        changed |= writes.expire(now_ms);
+        for settle in settles {
+            changed |= writes.settle(settle);
+        }
+        let start = writes.read_start(now_ms);
+        let mark = write.then(|| writes.admit_write(now_ms));
+        // A read that settles nothing writes nothing (and needs no storage handle).
+        if changed || mark.is_some() {
+            storage()?.exec(
+                "INSERT INTO writes (id, state) VALUES (1, ?) \
+                 ON CONFLICT (id) DO UPDATE SET state = excluded.state",
+                vec![txt(&writes.to_text())],
+            )?;
+        }
+        Ok(Writing {
+            bookmark: writes.bookmark.clone(),
+            start,
+            mark,
+        })
     }
 
     /// Records use in D1 after answering, at most once a minute.
@@ -191,7 +216,7 @@ impl RateLimiter {
             window: RefCell::new(None),
             auth: RefCell::new(None),
             generation: Cell::new(0),
-            bookmark: RefCell::new(None),
+            writes: RefCell::new(None),
             schema_ready: Cell::new(false),
             pruned_to: Cell::new(0),
         }
@@ -210,16 +235,16 @@ impl RateLimiter {
     /// Answers a [`Call`] of the client module: 200 with the [`Gate`] as JSON for a check,
     /// an empty 200 for the others.
     async fn answer(&self, req: web_sys::Request) -> Result<web_sys::Response> {
-        let (hash, limit) = match Call::decode(&req.url()) {
-            Some(Call::Check { hash, limit }) => (hash, limit),
+        let (hash, limit, write, settles) = match Call::decode(&req.url()) {
+            Some(Call::Check {
+                hash,
+                limit,
+                write,
+                settles,
+            }) => (hash, limit, write, settles),
             Some(Call::Invalidate) => {
                 self.generation.set(self.generation.get() + 1);
                 *self.auth.borrow_mut() = None;
-                return Ok(web_sys::Response::new()?);
-            }
-            Some(Call::Remember) => {
-                let text = JsFuture::from(req.text()?).await?;
-                self.remember(text.as_string().unwrap_or_default())?;
                 return Ok(web_sys::Response::new()?);
             }
             None => {
@@ -234,18 +259,38 @@ impl RateLimiter {
                 auth: None,
                 decision: None,
                 bookmark: None,
+                primary: false,
+                mark: None,
             },
             Some(mut row) => {
                 let decision = self.hit(limit)?;
                 self.touch(&mut row);
+                let now_ms = js_sys::Date::now() as i64;
+                // A refused write changes nothing: it is not marked.
+                let writing =
+                    self.writes(now_ms, &row.shard, &settles, write && decision.allowed)?;
                 Gate {
                     auth: Some(row),
                     decision: Some(decision),
-                    bookmark: self.bookmark().await?,
+                    bookmark: writing.bookmark,
+                    primary: writing.start == ReadStart::Primary,
+                    mark: writing.mark,
                 }
             }
         };
         let json = serde_json::to_string(&gate)?;
         Ok(web_sys::Response::new_with_opt_str(Some(&json))?)
     }
+}
+
+/// The stored [`OwnWrites`]; none stored: the token never wrote.
+fn load_writes(sql: &SqlStorage, now_ms: i64) -> Result<OwnWrites> {
+    let rows: Vec<WritesRow> = sql
+        .exec("SELECT state FROM writes WHERE id = 1", None)?
+        .to_array()?;
+    Ok(rows
+        .into_iter()
+        .next()
+        .map(|row| OwnWrites::from_text(&row.state, now_ms))
+        .unwrap_or_default())
 }
