@@ -164,15 +164,16 @@ browser: tools build
 
 # Load benchmark against local workerd; wrk comes from Debian's packages. Then, when the
 # team's JavaScript peer is checked out beside the project, the same API side by side with
-# it (its CPU ratios go into bench/results.md too; PEER=0 skips it, REPEATS=3 is its own
-# default, 1 here to keep the run short).
+# it, on the one-database checkout bench/peer_checkout.py makes (the yardstick seeds one
+# `DB`). Its CPU ratios go into bench/results.md too; PEER=0 skips it, REPEATS=3 is its own
+# default, 1 here to keep the run short.
 PEER_RUN := $(wildcard ../shared/peer/run.sh)
 bench: tools build
 	@command -v wrk >/dev/null || { echo "==> installing wrk"; (apt-get install -y wrk || (apt-get update && apt-get install -y wrk)) >/dev/null; }
 	@python3 bench/bench.py
 	@if [ -n "$(PEER_RUN)" ] && [ "$${PEER:-1}" != 0 ]; then \
 	  echo "==> against the JavaScript peer ($(PEER_RUN))"; mkdir -p target; \
-	  REPEATS=$${REPEATS:-1} bash $(PEER_RUN) . | tee target/peer.txt; \
+	  REPEATS=$${REPEATS:-1} bash $(PEER_RUN) $$(python3 bench/peer_checkout.py) | tee target/peer.txt; \
 	  { echo; echo "## Against the JavaScript peer (CPU ms per request, Rust / JS)"; echo; \
 	    grep -E '^\|' target/peer.txt; echo; grep '^RESULT' target/peer.txt; } >> bench/results.md; \
 	fi
