@@ -178,11 +178,11 @@ fn own_writes(s: &Server) -> Vec<(usize, String)> {
             let state: Option<String> = conn
                 .query_row("SELECT state FROM writes WHERE id = 1", [], |r| r.get(0))
                 .ok();
-            // `next_id;primary_until;marks;bookmark`
+            // `next_id;primary_until;marks;shard@since;bookmark`
             if let Some(state) = state {
-                let parts: Vec<&str> = state.splitn(4, ';').collect();
+                let parts: Vec<&str> = state.splitn(5, ';').collect();
                 let marks = parts[2].split(',').filter(|m| !m.is_empty()).count();
-                kept.push((marks, parts[3].to_string()));
+                kept.push((marks, parts[4].to_string()));
             }
         }
     }
