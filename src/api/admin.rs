@@ -186,8 +186,7 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
             let topology = app.topology()?;
             let region = patch.data_region.unwrap_or(topology.default_region);
             let counts = accounts::per_shard(&dir).await?;
-            let count = |b: &str| counts.iter().find(|(s, _)| s == b).map_or(0, |(_, n)| *n);
-            let shard = topology.place(region, count).ok_or_else(|| {
+            let shard = topology.place(region, |b| counts.of(b)).ok_or_else(|| {
                 ApiError::validation(
                     "data_region",
                     format!(
@@ -329,9 +328,8 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
                 return Err(ApiError::MoveRunning);
             }
             let counts = accounts::per_shard(&dir).await?;
-            let count = |b: &str| counts.iter().find(|(s, _)| s == b).map_or(0, |(_, n)| *n);
             let to = topology
-                .place(region, count)
+                .place(region, |b| counts.of(b))
                 .ok_or_else(|| ApiError::Internal("a listed region has no shard".into()))?;
             let started = moves::start(
                 &dir,
@@ -358,14 +356,13 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
         AdminRoute::Regions => {
             let topology = app.topology()?;
             let counts = accounts::per_shard(&dir).await?;
-            let count = |b: &str| counts.iter().find(|(s, _)| s == b).map_or(0, |(_, n)| *n);
             let data: Vec<_> = topology
                 .regions()
                 .into_iter()
                 .map(|region| {
                     let shards: Vec<_> = topology
                         .in_region(region)
-                        .map(|s| json!({"name": s.binding, "accounts": count(&s.binding)}))
+                        .map(|s| json!({"name": s.binding, "accounts": counts.of(&s.binding)}))
                         .collect();
                     json!({"region": region.as_str(), "shards": shards})
                 })

@@ -222,10 +222,21 @@ pub fn per_shard_sql() -> Stmt {
     )
 }
 
-/// How many accounts each shard holds (a shard with none is absent).
-pub async fn per_shard(db: &Directory) -> Result<Vec<(String, i64)>> {
-    let rows: Vec<ShardCount> = super::select(db, per_shard_sql()).await?;
-    Ok(rows.into_iter().map(|r| (r.shard, r.n)).collect())
+/// How many accounts each shard holds.
+pub struct PerShard(Vec<ShardCount>);
+
+impl PerShard {
+    /// The accounts of shard `binding` (none counted: 0).
+    pub fn of(&self, binding: &str) -> i64 {
+        self.0
+            .iter()
+            .find(|r| r.shard == binding)
+            .map_or(0, |r| r.n)
+    }
+}
+
+pub async fn per_shard(db: &Directory) -> Result<PerShard> {
+    Ok(PerShard(super::select(db, per_shard_sql()).await?))
 }
 
 /// `None` when the patch changes nothing: the caller reads the account instead.

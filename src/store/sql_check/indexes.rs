@@ -61,16 +61,7 @@ fn lists_range_over_their_indexes() {
     ];
     for stmts in plans {
         for stmt in stmts {
-            let explained = Stmt::new(
-                format!("EXPLAIN QUERY PLAN {}", stmt.sql),
-                stmt.args.clone(),
-            );
-            let plan: Vec<String> = db
-                .exec("plan", &explained)
-                .iter()
-                .filter_map(|r| r["detail"].as_str().map(str::to_string))
-                .collect();
-            let text = plan.join(" | ");
+            let (plan, text) = query_plan(&mut db, &stmt);
             assert!(
                 // A scan of a subquery's own rows (the window of an erasure) is no
                 // table scan.
@@ -104,16 +95,7 @@ fn moves_range_over_their_indexes() {
         stmts.push(moves::empty_sql(t, 1, 500));
     }
     for stmt in stmts {
-        let explained = Stmt::new(
-            format!("EXPLAIN QUERY PLAN {}", stmt.sql),
-            stmt.args.clone(),
-        );
-        let plan: Vec<String> = db
-            .exec("plan", &explained)
-            .iter()
-            .filter_map(|r| r["detail"].as_str().map(str::to_string))
-            .collect();
-        let text = plan.join(" | ");
+        let (plan, text) = query_plan(&mut db, &stmt);
         assert!(
             !plan.iter().any(|d| d.starts_with("SCAN ")
                 && !d.contains(" USING ")
@@ -129,4 +111,19 @@ fn moves_range_over_their_indexes() {
             );
         }
     }
+}
+
+/// The steps of SQLite's plan for `stmt`, and them joined for messages.
+fn query_plan(db: &mut Db, stmt: &Stmt) -> (Vec<String>, String) {
+    let explained = Stmt::new(
+        format!("EXPLAIN QUERY PLAN {}", stmt.sql),
+        stmt.args.clone(),
+    );
+    let plan: Vec<String> = db
+        .exec("plan", &explained)
+        .iter()
+        .filter_map(|r| r["detail"].as_str().map(str::to_string))
+        .collect();
+    let text = plan.join(" | ");
+    (plan, text)
 }
