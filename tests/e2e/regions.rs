@@ -655,3 +655,36 @@ fn a_move_whose_counts_differ_fails_and_the_account_stays() {
     );
     assert_eq!(left[0]["n"], 0, "the target keeps no row of the account");
 }
+
+/// regions.md 1: a shard binding `SHARDS` names that the worker lacks, or a `SHARD_*`
+/// binding it does not name, is a configuration error: every request that needs D1
+/// answers 500 with a message that names it.
+#[test]
+fn a_misconfigured_shard_is_a_500_that_names_it() {
+    let cases = [
+        (
+            "SHARD_WNAM_1=wnam,SHARD_WNAM_2=wnam,SHARD_WEUR_1=weur,SHARD_EU_1=eu,SHARD_APAC_1=apac,SHARD_OC_1=oc",
+            "SHARD_OC_1",
+        ),
+        (
+            "SHARD_WNAM_1=wnam,SHARD_WNAM_2=wnam,SHARD_WEUR_1=weur,SHARD_EU_1=eu",
+            "SHARD_APAC_1",
+        ),
+    ];
+    for (i, (shards, named)) in cases.iter().enumerate() {
+        let s = Server::start(
+            &format!("misconfigured-{i}"),
+            &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SHARDS", shards)],
+        );
+        let r = s.admin(
+            "POST",
+            "/accounts",
+            Some(json!({"name": "X", "plan": "pro"})),
+        );
+        assert_eq!(r.status, 500, "{}", r.body);
+        let message = r.json()["message"].as_str().unwrap_or_default().to_string();
+        assert!(message.contains(named), "{named}: {message}");
+        assert_eq!(s.call("GET", "/c/any-card", None, None).status, 500);
+        s.stop();
+    }
+}
