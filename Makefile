@@ -160,6 +160,7 @@ contract: tools build .venv/stamp
 browser: tools build
 	@command -v chromium >/dev/null || { echo "==> installing chromium (Debian)"; \
 	  (apt-get install -y chromium || (apt-get update && apt-get install -y chromium)) >/dev/null; }
+	@rm -rf target/screenshots
 	@node tests/browser/run.mjs
 
 # Load benchmark against local workerd; wrk comes from Debian's packages. Then, when the

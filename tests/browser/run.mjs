@@ -7,39 +7,14 @@
 // Standalone: it starts its own worker on free ports with fresh state and serves the
 // card images from a small local server, since the machine has no internet.
 
-import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  WIDTHS, api as call, checkPage, fail, finish, freePort, launch, ok, shots, startWorker, watchExternal,
+} from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const wrangler = join(root, "node_modules", ".bin", "wrangler");
-const shots = join(root, "target", "screenshots");
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-const axeSource = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
 const ADMIN = `browser-admin-${process.pid}`;
-const WIDTHS = [390, 1280];
-
-let failures = 0;
-const fail = (what) => {
-  failures += 1;
-  console.log(`  FAIL ${what}`);
-};
-const ok = (what) => console.log(`  ok   ${what}`);
-
-// A free port below Linux's ephemeral range (32768-60999): one picked there can become the
-// source port of an outgoing connection before wrangler binds it.
-function freePort() {
-  return new Promise((resolve) => {
-    const port = 20000 + Math.floor(Math.random() * 12000);
-    const s = createServer();
-    s.once("error", () => resolve(freePort()));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(port)));
-  });
-}
 
 // Card images, drawn here: an avatar with initials, a logo and a cover.
 const IMAGES = {
@@ -49,9 +24,7 @@ const IMAGES = {
 };
 
 async function main() {
-  const ports = new Set();
-  while (ports.size < 3) ports.add(await freePort());
-  const [port, inspector, imagePort] = [...ports];
+  const imagePort = await freePort();
   const images = createServer((req, res) => {
     const body = IMAGES[req.url];
     res.writeHead(body ? 200 : 404, { "Content-Type": "image/svg+xml" });
@@ -59,43 +32,14 @@ async function main() {
   });
   await new Promise((r) => images.listen(imagePort, "127.0.0.1", r));
   const img = `http://127.0.0.1:${imagePort}`;
-
-  const state = mkdtempSync(join(tmpdir(), "cardapi-browser-"));
-  execFileSync(join(root, "scripts/migrate-local.sh"), ["--persist-to", state], {
-    cwd: root, env: { ...process.env, CI: "true" }, stdio: "ignore",
+  const worker = await startWorker({
+    vars: { ADMIN_TOKEN: ADMIN, VISITOR_SALT: "browser", TOKEN_PEPPER: "browser" },
+    logName: "browser-wrangler.log",
   });
-  const log = join(state, "wrangler.log");
-  const server = spawn(
-    "bash",
-    ["-c", `exec "${wrangler}" dev --ip 127.0.0.1 --port ${port} --inspector-port ${inspector} ` +
-      `--persist-to "${state}" --show-interactive-dev-session=false ` +
-      `--var ADMIN_TOKEN:${ADMIN} --var VISITOR_SALT:browser --var TOKEN_PEPPER:browser >"${log}" 2>&1`],
-    { cwd: root, detached: true, stdio: "ignore", env: { ...process.env, CI: "true" } },
-  );
-  const stop = () => {
-    try { process.kill(-server.pid, "SIGTERM"); } catch {}
-    images.close();
-  };
-  const base = `http://127.0.0.1:${port}`;
+  const { base } = worker;
   let browser;
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/`)).ok) break;
-      } catch {}
-      if (i > 240) throw new Error(`the worker did not start:\n${readFileSync(log, "utf8")}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const api = async (method, path, body, token = ADMIN) => {
-      const r = await fetch(`${base}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-        body: body && JSON.stringify(body),
-      });
-      const text = await r.text();
-      if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-      return JSON.parse(text);
-    };
+    const api = (method, path, body, token = ADMIN) => call(base, method, path, token, body);
     const account = (await api("POST", "/admin/v1/accounts", { name: "Browser", plan: "enterprise" })).data.id;
     await api("PATCH", `/admin/v1/accounts/${account}`, { privacy_policy_url: "https://acme.example/privacy" });
     const token = (await api("POST", `/admin/v1/accounts/${account}/tokens`, {
@@ -123,15 +67,7 @@ async function main() {
     const made = [];
     for (const c of cards) made.push((await api("POST", "/api/v1/cards", { ...common, ...c }, token)).data);
 
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      // A closed network and a root user in CI: no sandbox, no background traffic.
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-default-apps", "--mute-audio", "--hide-scrollbars"],
-    });
-    rmSync(shots, { recursive: true, force: true });
+    browser = await launch();
     mkdirSync(shots, { recursive: true });
 
     console.log("==> screenshots and axe-core");
@@ -141,11 +77,7 @@ async function main() {
           // axe is injected as a script, which the page's CSP (rightly) refuses.
           const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
           const page = await context.newPage();
-          const external = [];
-          page.on("request", (r) => {
-            const u = new URL(r.url());
-            if (u.hostname !== "127.0.0.1") external.push(r.url());
-          });
+          const external = watchExternal(page);
           const url = `${base}/c/${card.slug}${lang === "de" ? "?lang=de" : ""}`;
           const response = await page.goto(url, { waitUntil: "load" });
           const name = `${card.template_id}-${lang}-${width}`;
@@ -153,19 +85,7 @@ async function main() {
           const broken = await page.$$eval("img", (imgs) => imgs.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src));
           if (broken.length) fail(`${name}: images not shown (CSP?): ${broken.join(", ")}`);
           if (external.length) fail(`${name}: requests beyond this machine: ${external.join(", ")}`);
-          if (width === 390) {
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-            if (overflow) fail(`${name}: wider than the phone screen`);
-          }
-          await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-          await page.addScriptTag({ content: axeSource });
-          const result = await page.evaluate(async () => {
-            // eslint-disable-next-line no-undef
-            const r = await axe.run(document, { resultTypes: ["violations"] });
-            return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join("; ")}`);
-          });
-          if (result.length) fail(`${name}: axe violations:\n      ${result.join("\n      ")}`);
-          else ok(`${name}: screenshot, axe 0 violations`);
+          await checkPage(page, name, width);
           if (card.template_id === "minimal") {
             // The auto theme in a dark system setting.
             await page.emulateMedia({ colorScheme: "dark" });
@@ -203,23 +123,14 @@ async function main() {
     await context.close();
   } finally {
     if (browser) await browser.close();
-    stop();
-    if (failures && existsSync(log)) {
-      mkdirSync(join(root, "target"), { recursive: true });
-      writeFileSync(join(root, "target", "browser-wrangler.log"), readFileSync(log));
-    }
-    rmSync(state, { recursive: true, force: true });
+    worker.stop();
+    images.close();
   }
-  console.log(`==> screenshots in ${shots}`);
-  if (failures) {
-    console.log(`==> browser: FAILED (${failures})`);
-    process.exit(1);
-  }
-  console.log("==> browser: PASSED");
+  finish("browser (card pages)");
 }
 
 main().catch((e) => {
   console.error(e);
-  console.log("==> browser: FAILED");
+  console.log("==> browser (card pages): FAILED");
   process.exit(1);
 });
