@@ -101,24 +101,38 @@ pub async fn fill_email_keys(env: &Env) -> Result<usize> {
     Ok(keyed)
 }
 
-/// Pending slugs one run settles.
-const SLUGS_PER_RUN: i64 = 100;
+/// Pending slugs one run settles: every create leaves one (store::slugs).
+const SLUGS_PER_RUN: i64 = 1_000;
 
-/// Settles slugs left pending longer than a request runs (a crash between the directory
-/// and the shard, store::slugs): card in its shard, live; not there, released. The number
-/// settled either way.
+/// Settles slugs left pending longer than a request runs (store::slugs): card in its
+/// shard, live; not there, released. One query per shard and one directory batch per
+/// run. The number settled either way.
 pub async fn settle_slugs(env: &Env, now: i64) -> Result<usize> {
     let dir = Directory::primary(env)?;
     let before = now - config::get(env).slug_settle_ms;
     let stale = slugs::stale(&dir, before, SLUGS_PER_RUN).await?;
-    for row in &stale {
-        let shard = Shard::primary(env, &row.shard)?;
-        if cards::exists(&shard, row.account_id, row.card_id).await? {
-            slugs::settle(&dir, row.card_id, row.account_id).await?;
-        } else {
-            slugs::release(&dir, row.card_id, row.account_id).await?;
+    if stale.is_empty() {
+        return Ok(0);
+    }
+    let mut live = Vec::new();
+    for shard in config::shards(env)? {
+        let ids: Vec<i64> = stale
+            .iter()
+            .filter(|r| r.shard == shard)
+            .map(|r| r.card_id)
+            .collect();
+        if !ids.is_empty() {
+            live.extend(cards::present(&Shard::primary(env, &shard)?, &ids).await?);
         }
     }
+    // A row of a shard SHARDS no longer lists stays pending: the operator's to mend.
+    let listed = config::shards(env)?;
+    let gone: Vec<i64> = stale
+        .iter()
+        .filter(|r| listed.contains(&r.shard) && !live.contains(&r.card_id))
+        .map(|r| r.card_id)
+        .collect();
+    slugs::settle_stale(&dir, &live, &gone, before).await?;
     Ok(stale.len())
 }
 

@@ -5,7 +5,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use worker::{Request, Response};
 
-use crate::db::Directory;
 use crate::domain::card::{Card, CardInput, CardPatch, CardView};
 use crate::domain::config::SlugsFault;
 use crate::domain::principal::Principal;
@@ -84,23 +83,9 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
         }
     };
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    match &made {
-        Created::Card(_) => {
-            let env = app.env.clone();
-            let (card_id, account) = (reserved.card_id, p.account_id);
-            app.ctx.wait_until(async move {
-                let settled = match Directory::primary(&env) {
-                    Ok(dir) => slugs::settle(&dir, card_id, account).await,
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = settled {
-                    worker::console_warn!(
-                        "slug of card {card_id} left pending (the sweeper settles it): {e}"
-                    );
-                }
-            });
-        }
-        Created::LimitReached => slugs::release(&dir, reserved.card_id, p.account_id).await?,
+    // A made card's slug stays pending until the sweeper sees the card (store::slugs).
+    if let Created::LimitReached = made {
+        slugs::release(&dir, reserved.card_id, p.account_id).await?;
     }
     match made {
         Created::Card(card) => {

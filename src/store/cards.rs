@@ -7,9 +7,12 @@ use super::card_row::{card_columns, CardRow};
 use super::erasure::redact_card_leads_sql;
 use super::events::{self, Source};
 use super::outbox::{fanout_sql, Outbox};
+use super::row::impl_row;
 use super::slugs::Reserved;
 use super::views::{card_object, joined, lead_object, JsonText};
-use super::{batch, columns_of, row_count, rows_of, select_first, Columns, Count, SqlValue, Stmt};
+use super::{
+    batch, columns_of, row_count, rows_of, select, select_first, Columns, Count, SqlValue, Stmt,
+};
 use crate::db::Shard;
 use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
@@ -125,6 +128,25 @@ pub fn exists_sql(account_id: i64, id: i64) -> Stmt {
         vec![id.into(), account_id.into()],
     )
 }
+
+/// Which of `ids` (a JSON array of card ids, of any account) the shard holds.
+pub fn present_sql(ids: &str) -> Stmt {
+    Stmt::new(
+        "SELECT id FROM cards WHERE id IN (SELECT value FROM json_each(?1))",
+        vec![ids.into()],
+    )
+}
+
+pub async fn present(db: &Shard, ids: &[i64]) -> Result<Vec<i64>> {
+    let text = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    let rows: Vec<IdRow> = select(db, present_sql(&text)).await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+struct IdRow {
+    id: i64,
+}
+impl_row!(IdRow { id });
 
 pub async fn exists(db: &Shard, account_id: i64, id: i64) -> Result<bool> {
     let row: Option<Count> = select_first(db, exists_sql(account_id, id)).await?;

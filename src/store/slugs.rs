@@ -3,15 +3,17 @@
 //!
 //! A crash between the directory and the shard must leave neither a card without its slug
 //! nor a slug that blocks a name for ever. So a row is 'pending' whenever the shard may
-//! disagree with it: createCard reserves it pending and settles it live once the card is
-//! in; deleteCard makes it pending before the card goes and releases it after. The
-//! sweeper ([`stale`]) settles a row left pending longer than a request can run by looking
-//! at the shard: card there, live; not there, released.
+//! disagree with it: createCard reserves it pending; deleteCard makes it pending before
+//! the card goes and releases it after. The sweeper ([`stale`]) settles rows left pending
+//! longer than a request can run by looking at their shards, in bulk: card there, live;
+//! not there, released. createCard leaves its row to the sweeper rather than settling it
+//! itself: one D1 call less per create (bench/README.md), and nothing reads the state but
+//! the sweeper (a card page finds a pending slug's card as well as a live one's).
 
 use worker::Result;
 
 use super::row::impl_row;
-use super::{run, select, select_first, Stmt};
+use super::{batch, run, select, select_first, Stmt};
 use crate::db::Directory;
 
 /// A reserved slug and the id of the card it is for.
@@ -47,16 +49,34 @@ pub async fn reserve(
     select_first(db, reserve_sql(base, account_id, shard, now)).await
 }
 
-pub fn settle_sql(card_id: i64, account_id: i64) -> Stmt {
-    Stmt::new(
-        "UPDATE slugs SET state = 'live' WHERE card_id = ?1 AND account_id = ?2",
-        vec![card_id.into(), account_id.into()],
-    )
+/// Of `card_ids` (a JSON array), the rows still pending since before `before`: found in
+/// their shard, they go live; not found, they are released. The `reserved_at` condition
+/// leaves alone a row a delete made pending again meanwhile (its own release follows).
+pub fn settle_stale_sql(live: &str, gone: &str, before: i64) -> [Stmt; 2] {
+    let pending = "state = 'pending' AND reserved_at < ?2";
+    [
+        Stmt::new(
+            format!(
+                "UPDATE slugs SET state = 'live' \
+                 WHERE card_id IN (SELECT value FROM json_each(?1)) AND {pending}"
+            ),
+            vec![live.into(), before.into()],
+        ),
+        Stmt::new(
+            format!(
+                "DELETE FROM slugs \
+                 WHERE card_id IN (SELECT value FROM json_each(?1)) AND {pending}"
+            ),
+            vec![gone.into(), before.into()],
+        ),
+    ]
 }
 
-/// The card is in its shard: the slug is live.
-pub async fn settle(db: &Directory, card_id: i64, account_id: i64) -> Result<()> {
-    run(db, settle_sql(card_id, account_id)).await
+/// [`settle_stale_sql`] in one batch.
+pub async fn settle_stale(db: &Directory, live: &[i64], gone: &[i64], before: i64) -> Result<()> {
+    let text = |ids: &[i64]| serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    let stmts = settle_stale_sql(&text(live), &text(gone), before);
+    batch(db, stmts.into()).await.map(|_| ())
 }
 
 pub fn unsettle_sql(card_id: i64, account_id: i64, now: i64) -> Stmt {

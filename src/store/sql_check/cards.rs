@@ -106,6 +106,9 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
     );
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
+    let present = &cards::present_sql(&format!("[{}, 999999]", card.id));
+    let found = db.exec("cards::present_sql", present);
+    assert_eq!(super::ids("cards::present_sql", found), vec![card.id]);
     let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(
         db.batch("cards::for_page_sql", &cards::for_page_sql(card.id, acc)),
     )

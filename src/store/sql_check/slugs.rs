@@ -43,14 +43,34 @@ pub(super) fn settled_and_released(db: &mut Db, acc: i64, r: &Reserved, now: i64
             )
         };
         assert_eq!(stale(db, now + 1).len(), 1, "pending until settled");
-        db.exec("slugs::settle_sql", &slugs::settle_sql(r.card_id, acc));
+        // Settled in bulk: the other id is no row's; a row pending since after `before`
+        // (made pending again by a delete meanwhile) is left alone.
+        let [live, gone] = slugs::settle_stale_sql(&format!("[{}]", r.card_id), "[999999]", now);
+        db.batch("slugs::settle_stale_sql", &[live, gone]);
+        assert_eq!(
+            stale(db, now + 1).len(),
+            1,
+            "reserved at `now`: not before it"
+        );
+        let [live, gone] =
+            slugs::settle_stale_sql(&format!("[{}]", r.card_id), "[999999]", now + 1);
+        db.batch("slugs::settle_stale_sql", &[live, gone]);
         assert!(stale(db, now + 1).is_empty());
+        assert_eq!(
+            db.exec("slugs::find_sql", &slugs::find_sql(&r.slug)).len(),
+            1,
+            "live"
+        );
         db.exec(
             "slugs::unsettle_sql",
             &slugs::unsettle_sql(r.card_id, acc, now + 5),
         );
         assert!(stale(db, now + 5).is_empty(), "pending since now + 5");
         assert_eq!(stale(db, now + 6)[0].card_id, r.card_id);
+        // Pending and not in its shard: released by the sweeper's batch.
+        let [live, gone] = slugs::settle_stale_sql("[]", &format!("[{}]", r.card_id), now + 6);
+        db.batch("slugs::settle_stale_sql", &[live, gone]);
+        assert!(stale(db, now + 6).is_empty());
         db.exec("slugs::release_sql", &slugs::release_sql(r.card_id, acc));
         let rows = db.exec("slugs::find_sql", &slugs::find_sql(&r.slug));
         assert_eq!(rows, Vec::<Value>::new());
