@@ -77,7 +77,10 @@ function nameSection(body, start) {
     [size, at] = readU32(body, at + 1);
     const payload = body.subarray(at, at + size);
     at += size;
-    parts.push(Buffer.from([id]), withLength(id === 1 ? functionNames(payload) : payload));
+    // Only the module's and the functions' names serve stack traces; the other
+    // subsections (types, globals, data segments: ~22 KB raw) go.
+    if (id === 0) parts.push(Buffer.from([id]), withLength(payload));
+    if (id === 1) parts.push(Buffer.from([id]), withLength(functionNames(payload)));
   }
   return Buffer.concat(parts);
 }
