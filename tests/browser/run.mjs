@@ -82,6 +82,9 @@ async function main() {
           const response = await page.goto(url, { waitUntil: "load" });
           const name = `${card.template_id}-${lang}-${width}`;
           if (response.status() !== 200) { fail(`${name}: HTTP ${response.status()}`); continue; }
+          // Lazy images do not hold up the load event: give them time on a busy machine.
+          await page.waitForFunction(() => [...document.images].every((i) => i.complete), null, { timeout: 10000 })
+            .catch(() => {});
           const broken = await page.$$eval("img", (imgs) => imgs.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src));
           if (broken.length) fail(`${name}: images not shown (CSP?): ${broken.join(", ")}`);
           if (external.length) fail(`${name}: requests beyond this machine: ${external.join(", ")}`);
