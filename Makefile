@@ -76,7 +76,7 @@ build/index.js: $(SOURCES) | .tools/stamp
 	@echo "==> building the worker (release wasm)"
 	@worker-build --release
 	@# worker-build's wasm-opt runs before wasm-bindgen rewrites the module; one more pass
-	@# over the final module (names kept) takes ~1.3 KB gzip more off the upload.
+	@# over the final module (names kept) takes ~1 KiB gzip more off the upload.
 	@$(WASM_OPT_BIN) -g -Oz --gufa -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
 	  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
 	  build/index_bg.wasm -o build/index_bg.wasm

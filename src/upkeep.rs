@@ -114,19 +114,19 @@ pub async fn settle_slugs(env: &Env, now: i64) -> Result<usize> {
     if stale.is_empty() {
         return Ok(0);
     }
+    let listed = config::shards(env)?;
     let mut live = Vec::new();
-    for shard in config::shards(env)? {
+    for shard in &listed {
         let ids: Vec<i64> = stale
             .iter()
-            .filter(|r| r.shard == shard)
+            .filter(|r| &r.shard == shard)
             .map(|r| r.card_id)
             .collect();
         if !ids.is_empty() {
-            live.extend(cards::present(&Shard::primary(env, &shard)?, &ids).await?);
+            live.extend(cards::present(&Shard::primary(env, shard)?, &ids).await?);
         }
     }
     // A row of a shard SHARDS no longer lists stays pending: the operator's to mend.
-    let listed = config::shards(env)?;
     let gone: Vec<i64> = stale
         .iter()
         .filter(|r| listed.contains(&r.shard) && !live.contains(&r.card_id))
