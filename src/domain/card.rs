@@ -180,6 +180,12 @@ pub struct CardPatch {
     /// One of the 19 codes of [`lang::LANGUAGES`].
     pub language: Option<String>,
     pub status: Option<Status>,
+    /// provisioning.md 1: 1-255 printable ASCII characters.
+    pub external_id: Field<String>,
+    /// A SCIM User's userName and displayName (provisioning.md 2): set by SCIM only, the
+    /// card API's bodies never carry them.
+    pub scim_user_name: Field<String>,
+    pub scim_display_name: Field<String>,
 }
 
 impl CardPatch {
@@ -209,6 +215,9 @@ impl CardPatch {
             seo_description,
             language,
             status,
+            external_id,
+            scim_user_name,
+            scim_display_name,
         } = self;
         let text = |s: &Option<String>| put(s.clone(), Column::Text);
         let flag = |b: Option<bool>| put(b, Column::Flag);
@@ -237,6 +246,9 @@ impl CardPatch {
                 "status",
                 put(*status, |s: Status| Column::Text(s.as_str().into())),
             ),
+            ("external_id", input::text(external_id)),
+            ("scim_user_name", input::text(scim_user_name)),
+            ("scim_display_name", input::text(scim_display_name)),
         ]
     }
 }
@@ -343,6 +355,9 @@ fn read(input: &mut Input, mode: Mode) -> CardPatch {
             Mode::Create => None,
             Mode::Update => input.choice("status", Status::parse).value().copied(),
         },
+        external_id: input.text_as("external_id", MAX_EXTERNAL_ID, is_external_id, Rule::Format),
+        scim_user_name: Field::Absent,
+        scim_display_name: Field::Absent,
     }
 }
 
@@ -457,6 +472,14 @@ fn social_links(input: &mut Input) -> Option<Vec<SocialLink>> {
     valid.then_some(out)
 }
 
+/// The longest external id (provisioning.md 1).
+pub const MAX_EXTERNAL_ID: usize = 255;
+
+/// provisioning.md 1: printable ASCII (0x20 to 0x7E) only; the length is checked apart.
+pub fn is_external_id(s: &str) -> bool {
+    s.bytes().all(|b| (0x20..=0x7e).contains(&b))
+}
+
 /// product.md: an `http(s)://` URI, or a handle of 1-500 characters without whitespace.
 pub fn is_link_or_handle(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();
@@ -476,6 +499,8 @@ macro_rules! card_fields {
             $($pre)*
             id: int,
             account_id: internal,
+            // provisioning.md 1: the integrator's own id, unique within the account.
+            external_id: opt_text,
             slug: text,
             title: text,
             first_name: text,
@@ -528,6 +553,9 @@ macro_rules! card_fields {
                 |card: &Card, base_url: &str| card.public_url(base_url),
                 "?1 || '/c/' || slug"
             ),
+            // provisioning.md 2: a SCIM User's userName and displayName, shown by SCIM only.
+            scim_user_name: hidden,
+            scim_display_name: hidden,
             published_at: opt_time,
             expires_at: opt_time,
             created_at: time,

@@ -13,6 +13,7 @@
 //! |------------------|-----------------|--------------|--------------------------|
 //! | `int`            | `i64`           | `i64`        | a number                 |
 //! | `internal`       | `i64`           | `i64`        | not shown                |
+//! | `hidden`         | `Option<String>`| same         | not shown                |
 //! | `text`           | `String`        | `String`     | a string                 |
 //! | `opt_text`       | `Option<String>`| same         | a string or null         |
 //! | `json("empty")`  | `Box<RawValue>` | JSON text    | embedded; `empty` if bad |
@@ -49,6 +50,7 @@ pub(crate) use stored;
 macro_rules! record_type {
     (int) => { i64 };
     (internal) => { i64 };
+    (hidden) => { Option<String> };
     (text) => { String };
     (opt_text) => { Option<String> };
     (json($empty:literal)) => { Box<serde_json::value::RawValue> };
@@ -74,6 +76,7 @@ pub(crate) use record;
 /// One shown field of a record, serialised into `$out`.
 macro_rules! show_field {
     ($out:ident, $rec:ident, $base:ident, $name:ident: internal) => {};
+    ($out:ident, $rec:ident, $base:ident, $name:ident: hidden) => {};
     ($out:ident, $rec:ident, $base:ident, $name:ident: derived($rust:expr, $($sql:tt)*)) => {
         $out.serialize_field(stringify!($name), &($rust)($rec, $base))?
     };

@@ -18,16 +18,19 @@ pub enum Scope {
     WebhooksWrite,
     /// Erasing leads (extensions.md 8); implied by no other scope.
     LeadsWrite,
+    /// The SCIM 2.0 service at `/scim/v2` (provisioning.md 2); implied by no other scope.
+    Scim,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 6] = [
+    pub const ALL: [Scope; 7] = [
         Scope::CardsRead,
         Scope::CardsWrite,
         Scope::LeadsRead,
         Scope::AnalyticsRead,
         Scope::WebhooksWrite,
         Scope::LeadsWrite,
+        Scope::Scim,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +41,7 @@ impl Scope {
             Scope::AnalyticsRead => "analytics:read",
             Scope::WebhooksWrite => "webhooks:write",
             Scope::LeadsWrite => "leads:write",
+            Scope::Scim => "scim",
         }
     }
 

@@ -20,6 +20,8 @@ pub enum Rule {
     Array,
     Object,
     MaxItems(usize),
+    /// Laravel's `unique`: another record of the account has the value.
+    Taken,
     Other,
 }
 
@@ -40,6 +42,7 @@ impl Rule {
             Rule::Array => must_be_array(field),
             Rule::Object => must_be_object(field),
             Rule::MaxItems(n) => max_items(field, n),
+            Rule::Taken => format!("The {} has already been taken.", attribute(field)),
             Rule::Other => format!("The {} field is invalid.", attribute(field)),
         }
     }
@@ -60,6 +63,13 @@ impl FieldErrors {
     pub fn one(field: &str, message: String) -> Self {
         let mut errors = Self::new();
         errors.add(field, message);
+        errors
+    }
+
+    /// A single broken rule.
+    pub fn rule(field: &str, rule: Rule) -> Self {
+        let mut errors = Self::new();
+        errors.add_rule(field, rule);
         errors
     }
 

@@ -7,7 +7,7 @@ use super::json::json_response;
 use crate::domain::event::EventType;
 use crate::domain::principal::Denied;
 use crate::domain::token::Scope;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{FieldErrors, Rule};
 use crate::domain::webhook::{limit_message, REDELIVER_LIMIT};
 
 #[derive(Debug)]
@@ -50,6 +50,8 @@ pub enum ApiError {
     Moving,
     /// 409: a move of the account runs already.
     MoveRunning,
+    /// 409: another card of the account has this SCIM userName (provisioning.md 2).
+    UserNameTaken,
     /// 500 that names a configuration fault (a shard binding missing or unlisted), which
     /// only the operator can fix: logged and answered with the name.
     Misconfigured(String),
@@ -64,6 +66,12 @@ pub const MOVING_RETRY_AFTER: u64 = 30;
 /// (migrations/shard/0008).
 const FENCE: &str = "account_moving";
 
+/// What SQLite says when a write would give two cards of an account one external id or
+/// one SCIM userName (the unique indexes of migrations/shard/0009): the database, not a
+/// read before the write, keeps them unique under concurrency.
+const EXTERNAL_ID_TAKEN: &str = "UNIQUE constraint failed: cards.account_id, cards.external_id";
+const USER_NAME_TAKEN: &str = "UNIQUE constraint failed: cards.account_id, cards.scim_user_name";
+
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
@@ -76,7 +84,10 @@ impl ApiError {
             | ApiError::WebhookLimit
             | ApiError::UnreadableEvents(_) => 403,
             ApiError::NotFound => 404,
-            ApiError::Conflict | ApiError::WebhookDisabled | ApiError::MoveRunning => 409,
+            ApiError::Conflict
+            | ApiError::WebhookDisabled
+            | ApiError::MoveRunning
+            | ApiError::UserNameTaken => 409,
             ApiError::Moving => 503,
             ApiError::Gone => 410,
             ApiError::MethodNotAllowed(_) => 405,
@@ -126,6 +137,7 @@ impl ApiError {
                 "This account is moving to another data region; its data can be read but not changed until the move ends. Retry in {MOVING_RETRY_AFTER} seconds."
             ),
             ApiError::MoveRunning => "A move of this account is already running.",
+            ApiError::UserNameTaken => "Another user of this account has this userName.",
             ApiError::Misconfigured(what) => {
                 return format!("Server misconfigured: {what}.")
             }
@@ -189,6 +201,12 @@ impl From<worker::Error> for ApiError {
         let text = e.to_string();
         if text.contains(FENCE) {
             return ApiError::Moving;
+        }
+        if text.contains(EXTERNAL_ID_TAKEN) {
+            return ApiError::Validation(FieldErrors::rule("external_id", Rule::Taken));
+        }
+        if text.contains(USER_NAME_TAKEN) {
+            return ApiError::UserNameTaken;
         }
         ApiError::Internal(text)
     }

@@ -760,6 +760,7 @@ pub fn form_error(lang: &str, rule: Rule, label: &str) -> Option<String> {
         | Rule::Array
         | Rule::Object
         | Rule::MaxItems(_)
+        | Rule::Taken
         | Rule::Other => return None,
     };
     // `{n}` first, so a label can never be mistaken for a placeholder.

@@ -128,6 +128,9 @@ macro_rules! field_sql {
     ($sep:literal $name:ident: internal) => {
         ""
     };
+    ($sep:literal $name:ident: hidden) => {
+        ""
+    };
     ($sep:literal $name:ident: $kind:ident $(($($arg:tt)*))? if $f:ident else $off:tt) => {
         concat!(
             $sep,
