@@ -22,6 +22,7 @@ pub mod principal;
 pub mod qr;
 pub mod ratelimit;
 pub mod region;
+pub mod scim;
 pub mod representation;
 pub mod signing;
 pub mod slug;
