@@ -9,11 +9,13 @@ use crate::domain::card::{Card, CardInput, CardPatch, CardView};
 use crate::domain::config::SlugsFault;
 use crate::domain::principal::Principal;
 use crate::domain::slug::base_slug;
+use crate::domain::validation::Rule;
+use crate::domain::weburl::percent_decode;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query, updated_since};
 use crate::http::response::{card_with_leads_text, created, json_response, ok, paged_text};
 use crate::http::App;
-use crate::store::cards::{self, Created};
+use crate::store::cards::{self, CardFilter, Created};
 use crate::store::outbox;
 use crate::store::slugs;
 use crate::store::views::card_args;
@@ -28,9 +30,12 @@ struct One<'a> {
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let q = query(req);
     let page = params::page(&q);
-    let since = updated_since(&q)?;
+    let filter = CardFilter {
+        since: updated_since(&q)?,
+        external_id: q.get("external_id").cloned(),
+    };
     let view = card_args(&app.base_url, p.features);
-    let (cards, total) = cards::list(&*app.db()?, p.account_id, since, page, view).await?;
+    let (cards, total) = cards::list(&*app.db()?, p.account_id, &filter, page, view).await?;
     paged_text(&cards, page.meta(total))
 }
 
@@ -118,6 +123,45 @@ pub async fn update(
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     let card = card.ok_or(ApiError::NotFound)?.effective(p.features);
     Ok(one(app, &card, "Card updated successfully."))
+}
+
+/// `PUT /cards/external/{external_id}` (provisioning.md 1): the card of that external id
+/// changed as patchCard changes it, or made as createCard makes it. Of two upserts racing
+/// to make one external id's card, the unique index lets one insert; the other's insert
+/// fails whole (its slug released) and it updates the card the first made.
+pub async fn upsert(
+    app: &App,
+    p: &Principal,
+    body: &Map<String, Value>,
+    path: &str,
+) -> ApiResult<Response> {
+    let external_id = path
+        .rsplit('/')
+        .find(|s| !s.is_empty())
+        .map(percent_decode)
+        .unwrap_or_default();
+    // The path names the card: a body's own `external_id` is the path's.
+    let mut body = body.clone();
+    body.insert("external_id".into(), external_id.clone().into());
+    // Twice at most: found (or made by a racing upsert) and updated, or gone meanwhile
+    // (a racing delete) and made.
+    for _ in 0..2 {
+        let found = cards::id_by_external(&*app.db()?, p.account_id, &external_id).await?;
+        let result = match found {
+            Some(id) => update(app, p, &body, id).await,
+            None => create(app, p, &body).await,
+        };
+        match result {
+            Err(ApiError::NotFound) if found.is_some() => continue,
+            Err(ApiError::Validation(e))
+                if found.is_none() && e.broke("external_id", Rule::Taken) =>
+            {
+                continue
+            }
+            other => return other,
+        }
+    }
+    Err(ApiError::Contended)
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {

@@ -108,6 +108,13 @@ impl FieldErrors {
         self.entries.iter().any(|(f, _)| f == field)
     }
 
+    /// Whether `field` broke `rule`.
+    pub fn broke(&self, field: &str, rule: Rule) -> bool {
+        self.entries
+            .iter()
+            .any(|(f, m)| f == field && m.iter().any(|(r, _)| *r == rule))
+    }
+
     /// The first message, then ` (and N more error[s])` as Laravel summarises.
     pub fn summary(&self) -> String {
         let total: usize = self.entries.iter().map(|(_, m)| m.len()).sum();

@@ -113,12 +113,21 @@ fn hex_val(b: u8) -> Option<u8> {
 /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; invalid
 /// escapes are kept as written and invalid UTF-8 is replaced, never an error.
 pub fn form_decode(s: &str) -> String {
+    unescape(s, true)
+}
+
+/// A path segment's percent-decoding (RFC 3986): as [`form_decode`], but `+` is itself.
+pub fn percent_decode(s: &str) -> String {
+    unescape(s, false)
+}
+
+fn unescape(s: &str, plus_is_space: bool) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'+' => out.push(b' '),
+            b'+' if plus_is_space => out.push(b' '),
             b'%' if i + 2 < bytes.len() => match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
                 (Some(h), Some(l)) => {
                     out.push(h * 16 + l);

@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 use worker::Response;
 
 use super::json::json_response;
+use crate::db::{EXTERNAL_ID_TAKEN, USER_NAME_TAKEN};
 use crate::domain::event::EventType;
 use crate::domain::principal::Denied;
 use crate::domain::token::Scope;
@@ -52,6 +53,8 @@ pub enum ApiError {
     MoveRunning,
     /// 409: another card of the account has this SCIM userName (provisioning.md 2).
     UserNameTaken,
+    /// 409: an upsert's card was made and deleted by others while it ran; nothing changed.
+    Contended,
     /// 500 that names a configuration fault (a shard binding missing or unlisted), which
     /// only the operator can fix: logged and answered with the name.
     Misconfigured(String),
@@ -65,12 +68,6 @@ pub const MOVING_RETRY_AFTER: u64 = 30;
 /// What a shard's fence trigger raises for a write of an account that is moving
 /// (migrations/shard/0008).
 const FENCE: &str = "account_moving";
-
-/// What SQLite says when a write would give two cards of an account one external id or
-/// one SCIM userName (the unique indexes of migrations/shard/0009): the database, not a
-/// read before the write, keeps them unique under concurrency.
-const EXTERNAL_ID_TAKEN: &str = "UNIQUE constraint failed: cards.account_id, cards.external_id";
-const USER_NAME_TAKEN: &str = "UNIQUE constraint failed: cards.account_id, cards.scim_user_name";
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
@@ -87,7 +84,8 @@ impl ApiError {
             ApiError::Conflict
             | ApiError::WebhookDisabled
             | ApiError::MoveRunning
-            | ApiError::UserNameTaken => 409,
+            | ApiError::UserNameTaken
+            | ApiError::Contended => 409,
             ApiError::Moving => 503,
             ApiError::Gone => 410,
             ApiError::MethodNotAllowed(_) => 405,
@@ -138,6 +136,7 @@ impl ApiError {
             ),
             ApiError::MoveRunning => "A move of this account is already running.",
             ApiError::UserNameTaken => "Another user of this account has this userName.",
+            ApiError::Contended => "The card of this external id was changed by another request meanwhile; nothing was changed. Retry the request.",
             ApiError::Misconfigured(what) => {
                 return format!("Server misconfigured: {what}.")
             }

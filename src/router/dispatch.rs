@@ -62,6 +62,7 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
         Body::Json => object_of(&bytes),
         Body::Ignored => Ok(Map::new()),
     };
+    let path = req.path();
     let target = key.map(|key| {
         let sent = match &body {
             Ok(object) => Sent::Object(object),
@@ -69,7 +70,7 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
         };
         Target {
             method: method(&req),
-            path: req.path(),
+            path: path.clone(),
             key,
             digest: fingerprint(app.config.token_pepper.as_bytes(), sent),
             holds_secret: op.answer == Answer::Secret,
@@ -82,6 +83,7 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
             Write::UpdateCard(id) | Write::PatchCard(id) => {
                 api::cards::update(app, p, &body, id).await
             }
+            Write::UpsertCard => api::cards::upsert(app, p, &body, &path).await,
             Write::DeleteCard(id) => api::cards::delete(app, p, id).await,
             Write::DeleteLead(id) => api::leads::delete(app, p, id).await,
             Write::EraseLeads => api::leads::erase(app, p, &body).await,

@@ -43,6 +43,8 @@ pub enum Write {
     /// PUT: the same partial update as PATCH (spec 4.4).
     UpdateCard(i64),
     PatchCard(i64),
+    /// PUT by external id (provisioning.md 1); the id is read from the path by its handler.
+    UpsertCard,
     DeleteCard(i64),
     DeleteLead(i64),
     EraseLeads,
@@ -137,6 +139,7 @@ impl Write {
             Write::CreateCard => ("createCard", CARDS_WRITE, Json, Plain),
             Write::UpdateCard(_) => ("updateCard", CARDS_WRITE, Json, Plain),
             Write::PatchCard(_) => ("patchCard", CARDS_WRITE, Json, Plain),
+            Write::UpsertCard => ("upsertCard", CARDS_WRITE, Json, Plain),
             Write::DeleteCard(_) => ("deleteCard", CARDS_WRITE, Ignored, Plain),
             Write::DeleteLead(_) => ("deleteLead", LEADS_WRITE, Ignored, Plain),
             Write::EraseLeads => ("eraseLeads", LEADS_WRITE, Json, Plain),
@@ -244,6 +247,10 @@ const PATHS: &[Path<Route>] = &[
                 one(h, |id| Route::Write(Write::DeleteCard(id)))
             }),
         ],
+    },
+    Path {
+        segs: &[Lit("cards"), Lit("external"), Hole],
+        methods: &[("PUT", |_| Route::Write(Write::UpsertCard))],
     },
     Path {
         segs: &[Lit("leads")],
@@ -378,6 +385,11 @@ mod tests {
         assert_eq!(allow_of("GET", &["leads", "erase"]), "POST");
         assert_eq!(allow_of("POST", &["cards", "1"]), "GET, PUT, PATCH, DELETE");
         assert_eq!(allow_of("POST", &["openapi.json"]), "GET, HEAD");
+        assert_eq!(
+            r("PUT", &["cards", "external", "crm 7"]),
+            Route::Write(Write::UpsertCard)
+        );
+        assert_eq!(allow_of("GET", &["cards", "external", "x"]), "PUT");
     }
 
     #[test]
@@ -440,8 +452,8 @@ mod tests {
                     Route::Read(_) | Route::Write(_) => {}
                     Route::BadId(_) => panic!("{m} {good:?} is valid"),
                 }
-                if bad == good {
-                    continue; // no hole
+                if bad == good || route == Route::Write(Write::UpsertCard) {
+                    continue; // no hole, or one any text fills (an external id)
                 }
                 assert_eq!(
                     refused.unwrap(),
@@ -539,6 +551,7 @@ mod tests {
                     let body = op.body == Body::Json;
                     let takes = op.name.starts_with("create")
                         || op.name.starts_with("update")
+                        || op.name.starts_with("upsert")
                         || op.name.starts_with("patch")
                         || op.name == "eraseLeads";
                     assert_eq!(body, takes, "{}", op.name);

@@ -29,23 +29,42 @@ fn changes(p: &CardPatch) -> Columns {
     c
 }
 
-/// A page of the account's cards, most recently updated first, and their count;
-/// `since` keeps those updated at or after it (extensions.md 2). Both forms range over the
-/// index `cards_account_updated`.
-pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue; 4]) -> Vec<Stmt> {
-    // D1 refuses bindings a statement does not use, so the `since` argument appears in
-    // both forms.
-    let filter = |n: u8| {
-        if since.is_some() {
-            format!("updated_at >= ?{n}")
-        } else {
-            format!("?{n} IS NULL")
-        }
+/// Which of the account's cards a list shows.
+#[derive(Debug, Clone, Default)]
+pub struct CardFilter {
+    /// Updated at or after this instant (extensions.md 2).
+    pub since: Option<i64>,
+    /// The one card of this external id (provisioning.md 1).
+    pub external_id: Option<String>,
+}
+
+/// A page of the account's cards, most recently updated first, and their count. Every
+/// form ranges over an index: `cards_account_updated`, or with an external id
+/// `cards_account_external_id` (at most one row).
+pub fn list_sql(
+    account_id: i64,
+    filter: &CardFilter,
+    page: Page,
+    view: [SqlValue; 4],
+) -> Vec<Stmt> {
+    // D1 refuses bindings a statement does not use, so each argument appears in every form.
+    let (since, external) = (filter.since, filter.external_id.as_deref());
+    let clauses = |n: u8| {
+        let since = match since {
+            Some(_) => format!("updated_at >= ?{n}"),
+            None => format!("?{n} IS NULL"),
+        };
+        let external = match external {
+            Some(_) => format!("external_id = ?{}", n + 1),
+            None => format!("?{} IS NULL", n + 1),
+        };
+        format!("{since} AND {external}")
     };
     let mut args = Vec::from(view);
     args.extend([
         account_id.into(),
         since.into(),
+        external.into(),
         page.per_page.into(),
         page.offset().into(),
     ]);
@@ -53,17 +72,17 @@ pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue
         Stmt::new(
             format!(
                 "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1 AND {}",
-                filter(2)
+                clauses(2)
             ),
-            vec![account_id.into(), since.into()],
+            vec![account_id.into(), since.into(), external.into()],
         ),
         Stmt::new(
             joined(&format!(
                 "SELECT updated_at AS k1, id AS k2, {} AS json FROM cards \
                  WHERE account_id = ?5 AND {} \
-                 ORDER BY updated_at DESC, id DESC LIMIT +?7 OFFSET ?8",
+                 ORDER BY updated_at DESC, id DESC LIMIT +?8 OFFSET ?9",
                 card_object(),
-                filter(6)
+                clauses(6)
             )),
             args,
         ),
@@ -74,13 +93,26 @@ pub fn list_sql(account_id: i64, since: Option<i64>, page: Page, view: [SqlValue
 pub async fn list(
     db: &Shard,
     account_id: i64,
-    since: Option<i64>,
+    filter: &CardFilter,
     page: Page,
     view: [SqlValue; 4],
 ) -> Result<(Vec<JsonText>, i64)> {
-    let results = batch(db, list_sql(account_id, since, page, view)).await?;
+    let results = batch(db, list_sql(account_id, filter, page, view)).await?;
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     Ok((rows_of(&results, 1)?, total))
+}
+
+/// The id of the account's card of this external id.
+pub fn id_by_external_sql(account_id: i64, external_id: &str) -> Stmt {
+    Stmt::new(
+        "SELECT id FROM cards WHERE account_id = ?1 AND external_id = ?2",
+        vec![account_id.into(), external_id.into()],
+    )
+}
+
+pub async fn id_by_external(db: &Shard, account_id: i64, external_id: &str) -> Result<Option<i64>> {
+    let row: Option<IdRow> = select_first(db, id_by_external_sql(account_id, external_id)).await?;
+    Ok(row.map(|r| r.id))
 }
 
 /// The card's and its newest leads' (at most [`LEADS_ON_CARD`]) representations, in one

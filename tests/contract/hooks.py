@@ -13,6 +13,11 @@ The feed's `after` is an opaque cursor: only one the service handed out is valid
 newest event is a 422 on `after`, one before the retained events a 410), which no schema can
 express either. Valid requests therefore start from the first cursor, `cur_0`; the cursor rules
 are tested end to end in tests/e2e/feed.rs.
+
+An external id is unique within the account (provisioning.md 1): a card body that reuses one
+another card of the run already has is a 422 on `external_id`, again for a reason no schema can
+express. Valid card bodies therefore get a fresh one; uniqueness is tested end to end in
+tests/e2e/cards.rs.
 """
 
 import re
@@ -33,6 +38,9 @@ def before_call(context, case, kwargs):
             value = headers[name]
             if isinstance(value, str) and _WELL_FORMED.fullmatch(value):
                 headers[name] = f"contract-{uuid.uuid4().hex}"
+    body = case.body
+    if isinstance(body, dict) and isinstance(body.get("external_id"), str):
+        body["external_id"] = f"contract-{uuid.uuid4().hex}"
     query = case.query or {}
     if "after" in query:
         query["after"] = "cur_0"

@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use crate::harness::{call, server, Resp, Tenant, ALL_SCOPES};
 
-const STRING_OR_NULL: [&str; 17] = [
+const STRING_OR_NULL: [&str; 18] = [
+    "external_id",
     "job_title",
     "company",
     "bio",
@@ -64,8 +65,8 @@ fn assert_card_shape(c: &Value) {
     }
     assert_eq!(
         c.as_object().unwrap().len(),
-        38,
-        "exactly the fields of 2.1: {c}"
+        39,
+        "exactly the fields of 2.1 and external_id (provisioning.md 1): {c}"
     );
 }
 
@@ -838,4 +839,142 @@ fn a_refused_write_is_kept_and_replayed_byte_for_byte() {
     assert!(other.assert_error(422)["errors"]["Idempotency-Key"].is_array());
     let list = server().call("GET", "/api/v1/cards", Some(&t.token), None);
     assert_eq!(list.json()["meta"]["total"], 0);
+}
+
+/// provisioning.md 1: `external_id` is written by create, update and patch, shown, unique
+/// within an account (not across accounts), and `listCards` finds a card by it.
+#[test]
+fn external_ids_are_unique_within_an_account() {
+    let t = server().tenant(&ALL_SCOPES);
+    let made = t.card(json!({"first_name": "Ada", "last_name": "L", "external_id": " crm-1 "}));
+    assert_eq!(made["external_id"], "crm-1", "trimmed like every text");
+    let other = t.card(json!({"first_name": "Bob", "last_name": "M"}));
+    assert_eq!(other["external_id"], Value::Null);
+    assert_card_shape(&other);
+    for (method, path) in [
+        ("POST", "/cards".to_string()),
+        ("PATCH", format!("/cards/{}", other["id"])),
+        ("PUT", format!("/cards/{}", other["id"])),
+    ] {
+        let body = json!({"first_name": "Bob", "last_name": "M", "external_id": "crm-1"});
+        let e = t.send(method, &path, &body).assert_error(422);
+        assert_eq!(
+            e["errors"]["external_id"][0], "The external id has already been taken.",
+            "{method} {path}"
+        );
+    }
+    for bad in [
+        json!("é"),
+        json!("x".repeat(256)),
+        json!("tab\there"),
+        json!(7),
+    ] {
+        let r = t.send(
+            "PATCH",
+            &format!("/cards/{}", other["id"]),
+            &json!({"external_id": bad}),
+        );
+        assert!(
+            r.assert_error(422)["errors"]["external_id"].is_array(),
+            "{bad}"
+        );
+    }
+    let ok = t.send(
+        "PATCH",
+        &format!("/cards/{}", other["id"]),
+        &json!({"external_id": "x".repeat(255)}),
+    );
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    // Another account may use the same id.
+    let u = server().tenant(&ALL_SCOPES);
+    u.card(json!({"first_name": "Ada", "last_name": "L", "external_id": "crm-1"}));
+    let found = t.get("/cards?external_id=crm-1").json();
+    assert_eq!(found["meta"]["total"], 1, "{found}");
+    assert_eq!(found["data"][0]["id"], made["id"]);
+    assert_eq!(
+        t.get("/cards?external_id=CRM-1").json()["meta"]["total"],
+        0,
+        "exact match"
+    );
+    // Cleared by null, then free again.
+    let r = t.send(
+        "PATCH",
+        &format!("/cards/{}", made["id"]),
+        &json!({"external_id": null}),
+    );
+    assert_eq!(r.json()["data"]["external_id"], Value::Null);
+    let r = t.send(
+        "PATCH",
+        &format!("/cards/{}", other["id"]),
+        &json!({"external_id": "crm-1"}),
+    );
+    assert_eq!(r.json()["data"]["external_id"], "crm-1");
+}
+
+/// provisioning.md 1: `PUT /cards/external/{external_id}` makes the card of a new external
+/// id (201, names required) and changes the existing one as patchCard (200); the path is
+/// percent-decoded; an `Idempotency-Key` replays the first answer.
+#[test]
+fn upsert_by_external_id() {
+    let t = server().tenant(&ALL_SCOPES);
+    let path = "/cards/external/sf%2F003%20A+b";
+    let e = t
+        .send("PUT", path, &json!({"first_name": "Ada"}))
+        .assert_error(422);
+    assert!(e["errors"]["last_name"].is_array(), "{e}");
+    let made = t.send(
+        "PUT",
+        path,
+        &json!({"first_name": "Ada", "last_name": "L", "external_id": "ignored"}),
+    );
+    assert_eq!(made.status, 201, "{}", made.body);
+    let card = made.json()["data"].clone();
+    assert_eq!(card["external_id"], "sf/003 A+b", "the path's, decoded");
+    assert_eq!(
+        made.header("location"),
+        Some(format!("/api/v1/cards/{}", card["id"]).as_str())
+    );
+    assert_eq!(made.json()["message"], "Card created successfully.");
+    let changed = t.send("PUT", path, &json!({"job_title": "CTO"}));
+    assert_eq!(changed.status, 200, "{}", changed.body);
+    let changed = changed.json();
+    assert_eq!(
+        (
+            changed["data"]["id"].clone(),
+            changed["data"]["job_title"].clone()
+        ),
+        (card["id"].clone(), json!("CTO"))
+    );
+    assert_eq!(
+        changed["data"]["first_name"], "Ada",
+        "fields not sent keep their values"
+    );
+    assert_eq!(changed["message"], "Card updated successfully.");
+    let bad = t.send(
+        "PUT",
+        &format!("/cards/external/{}", "%C3%A9"),
+        &json!({"first_name": "A", "last_name": "B"}),
+    );
+    assert!(bad.assert_error(422)["errors"]["external_id"].is_array());
+    // A replay of a keyed upsert is the first answer, and makes nothing more.
+    let key = [
+        ("Idempotency-Key", "upsert-1"),
+        ("Content-Type", "application/json"),
+    ];
+    let body = json!({"first_name": "Kay", "last_name": "D"}).to_string();
+    let url = format!("{}/api/v1/cards/external/k-1", t.server.base);
+    let first = call("PUT", &url, Some(&t.token), Some(&body), &key);
+    let again = call("PUT", &url, Some(&t.token), Some(&body), &key);
+    assert_eq!((first.status, again.status), (201, 201), "{}", again.body);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(t.get("/cards?external_id=k-1").json()["meta"]["total"], 1);
+    // Another scope may not.
+    let reader = server().token(t.account, &["cards:read"]);
+    let r = server().call(
+        "PUT",
+        "/api/v1/cards/external/k-1",
+        Some(&reader),
+        Some(&body),
+    );
+    r.assert_error(403);
 }

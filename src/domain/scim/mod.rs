@@ -96,6 +96,9 @@ mod tests {
         assert_eq!(body["status"], "400");
         assert_eq!(body["scimType"], "invalidFilter");
         assert_eq!(body["schemas"][0], ERROR);
-        assert!(ScimError::new(404, None, "x").body().get("scimType").is_none());
+        assert!(ScimError::new(404, None, "x")
+            .body()
+            .get("scimType")
+            .is_none());
     }
 }

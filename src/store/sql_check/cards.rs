@@ -3,11 +3,13 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::db::{EXTERNAL_ID_TAKEN, USER_NAME_TAKEN};
 use crate::domain::card::{Card, CardInput, CardPatch};
+use crate::domain::input::Field;
 use crate::domain::pagination::Page;
 use crate::store::accounts::AccountRow;
 use crate::store::card_row::CardRow;
-use crate::store::cards;
+use crate::store::cards::{self, CardFilter};
 use crate::store::slugs::Reserved;
 use crate::store::views::{card_args, JsonText};
 use crate::store::Count;
@@ -68,9 +70,15 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
     );
     assert!(rows.is_empty(), "another account's card is not updated");
 
+    external_ids(db, acc, card.id, now);
     let [count, page] = <[Vec<Value>; 2]>::try_from(db.batch(
         "cards::list_sql",
-        &cards::list_sql(acc, None, Page::from_query(None, None), card_args("", ALL)),
+        &cards::list_sql(
+            acc,
+            &CardFilter::default(),
+            Page::from_query(None, None),
+            card_args("", ALL),
+        ),
     ))
     .expect("two statements");
     assert_eq!(one::<Count>("cards::list_sql", count).n, 2);
@@ -94,7 +102,7 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
         "cards::list_sql",
         &cards::list_sql(
             acc + 1,
-            None,
+            &CardFilter::default(),
             Page::from_query(None, None),
             card_args("", ALL),
         ),
@@ -124,6 +132,62 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
     );
     assert!(rows[0].is_empty(), "another account's card is not found");
     card
+}
+
+/// provisioning.md: an external id and a userName are unique within an account (userName
+/// in any case), by the schema; the list finds a card by its external id, as the upsert.
+fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
+    let patch = |body: Value| CardPatch::parse(&obj(body)).expect("valid patch");
+    let mut scim = patch(json!({"external_id": "crm-1"}));
+    scim.scim_user_name = Field::Set("Ada@Example.com".into());
+    let rows = db.exec(
+        "cards::update_sql",
+        &cards::update_sql(acc, card_id, &scim, now),
+    );
+    assert_eq!(
+        one::<CardRow>("cards::update_sql", rows)
+            .external_id
+            .as_deref(),
+        Some("crm-1")
+    );
+    let rows = db.exec(
+        "cards::id_by_external_sql",
+        &cards::id_by_external_sql(acc, "crm-1"),
+    );
+    assert_eq!(super::ids("cards::id_by_external_sql", rows), vec![card_id]);
+    let rows = db.exec(
+        "cards::id_by_external_sql",
+        &cards::id_by_external_sql(acc + 1, "crm-1"),
+    );
+    assert!(
+        rows.is_empty(),
+        "another account's external ids are its own"
+    );
+    let filter = CardFilter {
+        external_id: Some("crm-1".into()),
+        since: None,
+    };
+    let page = Page::from_query(None, None);
+    let [count, _] = <[Vec<Value>; 2]>::try_from(db.batch(
+        "cards::list_sql",
+        &cards::list_sql(acc, &filter, page, card_args("", ALL)),
+    ))
+    .expect("two statements");
+    assert_eq!(one::<Count>("cards::list_sql", count).n, 1);
+    // The other card of the account (made by `created`) cannot take either value.
+    let other = 900;
+    let taken = db.refused(
+        "cards::update_sql",
+        &cards::update_sql(acc, other, &patch(json!({"external_id": "crm-1"})), now),
+    );
+    assert!(taken.contains(EXTERNAL_ID_TAKEN), "{taken}");
+    let mut same_name = CardPatch::default();
+    same_name.scim_user_name = Field::Set("ADA@example.COM".into());
+    let taken = db.refused(
+        "cards::update_sql",
+        &cards::update_sql(acc, other, &same_name, now),
+    );
+    assert!(taken.contains(USER_NAME_TAKEN), "{taken}");
 }
 
 /// Deletes the card (its leads with it).

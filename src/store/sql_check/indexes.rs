@@ -4,6 +4,7 @@ use super::Stmt;
 use super::*;
 use crate::domain::event::EventType;
 use crate::domain::pagination::Page;
+use crate::store::cards::CardFilter;
 use crate::store::erasure::LeadSet;
 use crate::store::leads::LeadFilter;
 use crate::store::views::card_args;
@@ -14,8 +15,26 @@ fn lists_range_over_their_indexes() {
     let mut db = Db::new();
     let page = Page::from_query(None, None);
     let plans = [
-        cards::list_sql(1, None, page, card_args("", ALL)),
-        cards::list_sql(1, Some(5), page, card_args("", ALL)),
+        cards::list_sql(1, &CardFilter::default(), page, card_args("", ALL)),
+        cards::list_sql(
+            1,
+            &CardFilter {
+                since: Some(5),
+                external_id: None,
+            },
+            page,
+            card_args("", ALL),
+        ),
+        cards::list_sql(
+            1,
+            &CardFilter {
+                since: None,
+                external_id: Some("crm-1".into()),
+            },
+            page,
+            card_args("", ALL),
+        ),
+        vec![cards::id_by_external_sql(1, "crm-1")],
         leads::list_sql(1, &LeadFilter::default(), page),
         leads::list_sql(
             1,

@@ -144,6 +144,27 @@ impl Db {
         out
     }
 
+    /// Runs a statement the schema must refuse; the error's text.
+    fn refused(&mut self, name: &str, stmt: &Stmt) -> String {
+        self.ran.insert(name.to_string());
+        let conn = if self.on_dir { &self.dir } else { &self.conn };
+        let args = stmt.args.iter().map(|a| match a {
+            SqlValue::Null => Sql::Null,
+            SqlValue::Int(i) => Sql::Integer(*i),
+            SqlValue::Text(t) => Sql::Text(t.clone()),
+        });
+        let mut s = conn
+            .prepare(&stmt.sql)
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{}", stmt.sql));
+        let mut rows = s
+            .query(rusqlite::params_from_iter(args))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        match rows.next() {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{name}: the schema took it"),
+        }
+    }
+
     /// A D1 batch: the statements in order, in one transaction.
     fn batch(&mut self, name: &str, stmts: &[Stmt]) -> Vec<Vec<Value>> {
         let conn = if self.on_dir { &self.dir } else { &self.conn };
