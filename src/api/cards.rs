@@ -51,7 +51,15 @@ fn one_body<'a>(app: &'a App, card: &'a Card, message: &'static str) -> One<'a> 
 }
 
 pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
-    let mut input = CardInput::parse(body)?;
+    let card = make(app, p, CardInput::parse(body)?).await?;
+    let location = format!("/api/v1/cards/{}", card.id);
+    let body = one_body(app, &card, "Card created successfully.");
+    Ok(created(&location, &body))
+}
+
+/// Makes a card as createCard does (the SCIM service too): the plan's coercions, the slug,
+/// the limit, the event and its webhooks. The card as the account's features show it.
+pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<Card> {
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
     // The slug (and the card's id) from the directory first; see store::slugs for how a
@@ -82,24 +90,20 @@ pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiR
     let (made, sent) = match made {
         Ok(made) => made,
         Err(e) => {
-            // Refused by the shard (a move's fence, say): the name is free again.
+            // Refused by the shard (a move's fence, an external id taken): the name is
+            // free again.
             let _ = slugs::release(&dir, reserved.card_id, p.account_id).await;
             return Err(e.into());
         }
     };
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     // A made card's slug stays pending until the sweeper sees the card (store::slugs).
-    if let Created::LimitReached = made {
-        slugs::release(&dir, reserved.card_id, p.account_id).await?;
-    }
     match made {
-        Created::Card(card) => {
-            let card = card.effective(p.features);
-            let location = format!("/api/v1/cards/{}", card.id);
-            let body = one_body(app, &card, "Card created successfully.");
-            Ok(created(&location, &body))
+        Created::Card(card) => Ok(card.effective(p.features)),
+        Created::LimitReached => {
+            slugs::release(&dir, reserved.card_id, p.account_id).await?;
+            Err(ApiError::CardLimit)
         }
-        Created::LimitReached => Err(ApiError::CardLimit),
     }
 }
 
@@ -117,12 +121,26 @@ pub async fn update(
     body: &Map<String, Value>,
     id: i64,
 ) -> ApiResult<Response> {
-    let mut patch = CardPatch::parse(body)?;
-    patch.apply_plan(p.features);
-    let (card, sent) = cards::update(&*app.db()?, p.account_id, id, &patch, app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    let card = card.ok_or(ApiError::NotFound)?.effective(p.features);
+    let card = change(app, p, id, CardPatch::parse(body)?, None).await?;
+    let card = card.ok_or(ApiError::NotFound)?;
     Ok(one(app, &card, "Card updated successfully."))
+}
+
+/// Changes a card as patchCard does (the SCIM service too): the plan's coercions, the
+/// event and its webhooks. `None` when the account has no such card, or (with `unchanged`)
+/// when its `updated_at` is no longer that: another change came first.
+pub async fn change(
+    app: &App,
+    p: &Principal,
+    id: i64,
+    mut patch: CardPatch,
+    unchanged: Option<i64>,
+) -> ApiResult<Option<Card>> {
+    patch.apply_plan(p.features);
+    let db = app.db()?;
+    let (card, sent) = cards::update(&db, p.account_id, id, &patch, unchanged, app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    Ok(card.map(|c| c.effective(p.features)))
 }
 
 /// `PUT /cards/external/{external_id}` (provisioning.md 1): the card of that external id
@@ -165,6 +183,13 @@ pub async fn upsert(
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    remove(app, p, id).await?;
+    ok(&serde_json::json!({"message": "Card deleted successfully."}))
+}
+
+/// Deletes a card as deleteCard does (the SCIM service too): its leads, its slug, the
+/// event and its webhooks; 404 when the account has no such card.
+pub async fn remove(app: &App, p: &Principal, id: i64) -> ApiResult<()> {
     // Pending while the card goes: a crash in between is settled by the sweeper.
     let dir = app.directory()?;
     slugs::unsettle(&dir, id, p.account_id, app.now_ms).await?;
@@ -179,5 +204,5 @@ pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     if !deleted {
         return Err(ApiError::NotFound);
     }
-    ok(&serde_json::json!({"message": "Card deleted successfully."}))
+    Ok(())
 }

@@ -306,28 +306,42 @@ pub async fn create(
     Ok((created, Outbox::written(&results, 3)?))
 }
 
-/// Applies the patch; `updated_at` strictly increases even within one millisecond.
-pub fn update_sql(account_id: i64, id: i64, patch: &CardPatch, now: i64) -> Stmt {
+/// Applies the patch; `updated_at` strictly increases even within one millisecond. With
+/// `unchanged`, only if the card's `updated_at` is still that (a read-modify-write, such
+/// as a SCIM PATCH, loses no change made in between).
+pub fn update_sql(
+    account_id: i64,
+    id: i64,
+    patch: &CardPatch,
+    unchanged: Option<i64>,
+    now: i64,
+) -> Stmt {
     let mut sets = vec!["updated_at = MAX(?3, updated_at + 1)".to_string()];
-    let mut args: Vec<SqlValue> = vec![id.into(), account_id.into(), now.into()];
+    let mut args: Vec<SqlValue> = vec![id.into(), account_id.into(), now.into(), unchanged.into()];
     for (col, value) in changes(patch).0 {
         args.push(value);
         sets.push(format!("{col} = ?{}", args.len()));
     }
+    let guard = match unchanged {
+        Some(_) => "updated_at = ?4",
+        None => "?4 IS NULL",
+    };
     let sql = format!(
-        "UPDATE cards SET {} WHERE id = ?1 AND account_id = ?2 RETURNING {}",
+        "UPDATE cards SET {} WHERE id = ?1 AND account_id = ?2 AND {guard} RETURNING {}",
         sets.join(", "),
         card_columns()
     );
     Stmt::new(sql, args)
 }
 
-/// Updates the card and records its `card.updated` event in one transaction.
+/// Updates the card and records its `card.updated` event in one transaction (nothing
+/// when no card was updated; see [`update_sql`] for `unchanged`).
 pub async fn update(
     db: &Shard,
     account_id: i64,
     id: i64,
     patch: &CardPatch,
+    unchanged: Option<i64>,
     now: i64,
 ) -> Result<(Option<Card>, Outbox)> {
     let event = events::new_id()?;
@@ -341,7 +355,12 @@ pub async fn update(
     let fanout = fanout_sql(account_id, &event, EventType::CardUpdated, now);
     let results = batch(
         db,
-        vec![update_sql(account_id, id, patch, now), append, bump, fanout],
+        vec![
+            update_sql(account_id, id, patch, unchanged, now),
+            append,
+            bump,
+            fanout,
+        ],
     )
     .await?;
     let row = rows_of::<CardRow>(&results, 0)?.into_iter().next();

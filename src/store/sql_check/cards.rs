@@ -59,14 +59,14 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
     for p in [&patch, &patch_nulls] {
         let rows = db.exec(
             "cards::update_sql",
-            &cards::update_sql(acc, card.id, p, now),
+            &cards::update_sql(acc, card.id, p, None, now),
         );
         let updated = one::<CardRow>("cards::update_sql", rows).decode();
         assert!(updated.updated_at > card.updated_at);
     }
     let rows = db.exec(
         "cards::update_sql",
-        &cards::update_sql(acc + 1, card.id, &patch, now),
+        &cards::update_sql(acc + 1, card.id, &patch, None, now),
     );
     assert!(rows.is_empty(), "another account's card is not updated");
 
@@ -142,7 +142,7 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
     scim.scim_user_name = Field::Set("Ada@Example.com".into());
     let rows = db.exec(
         "cards::update_sql",
-        &cards::update_sql(acc, card_id, &scim, now),
+        &cards::update_sql(acc, card_id, &scim, None, now),
     );
     assert_eq!(
         one::<CardRow>("cards::update_sql", rows)
@@ -178,14 +178,20 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
     let other = 900;
     let taken = db.refused(
         "cards::update_sql",
-        &cards::update_sql(acc, other, &patch(json!({"external_id": "crm-1"})), now),
+        &cards::update_sql(
+            acc,
+            other,
+            &patch(json!({"external_id": "crm-1"})),
+            None,
+            now,
+        ),
     );
     assert!(taken.contains(EXTERNAL_ID_TAKEN), "{taken}");
     let mut same_name = CardPatch::default();
     same_name.scim_user_name = Field::Set("ADA@example.COM".into());
     let taken = db.refused(
         "cards::update_sql",
-        &cards::update_sql(acc, other, &same_name, now),
+        &cards::update_sql(acc, other, &same_name, None, now),
     );
     assert!(taken.contains(USER_NAME_TAKEN), "{taken}");
 }

@@ -52,7 +52,7 @@ pub(super) fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
     );
     db.batch(
         "events::append_sql",
-        &[cards::update_sql(acc, card.id, &patch, now), a, b],
+        &[cards::update_sql(acc, card.id, &patch, None, now), a, b],
     );
     // An update of a card that is not there records nothing.
     let [a, b] = events::append_sql(
@@ -64,7 +64,11 @@ pub(super) fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
     );
     db.batch(
         "events::append_sql",
-        &[cards::update_sql(acc, card.id + 100, &patch, now), a, b],
+        &[
+            cards::update_sql(acc, card.id + 100, &patch, None, now),
+            a,
+            b,
+        ],
     );
     let lead = LeadInput {
         name: "Feed".into(),

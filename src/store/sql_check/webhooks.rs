@@ -156,7 +156,7 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     let results = db.batch(
         "outbox::fanout_sql",
         &[
-            cards::update_sql(acc, card.id + 100, &patch, now),
+            cards::update_sql(acc, card.id + 100, &patch, None, now),
             a,
             b,
             outbox::fanout_sql(acc, "evt_w3", EventType::CardUpdated, now),
