@@ -30,6 +30,10 @@ OPENAPI_VALIDATOR_VERSION := 0.9.0
 OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
 # vCard parser of the e2e tests (tests/e2e/public.rs reads both vCard versions with it).
 VOBJECT_VERSION := 0.9.9
+# SCIM 2.0 conformance checker of the contract run (tests/contract/scim.sh): the `scim2 test`
+# command of scim2-cli runs scim2-tester.
+SCIM2_TESTER_VERSION := 0.5.2
+SCIM2_CLI_VERSION := 0.6.0
 
 .PHONY: help tools build dev seed smoke deploy test unit-e2e unit lint fmt migrate-local contract browser config-check bench geo move-time clean
 
@@ -148,15 +152,17 @@ unit:
 # virtualenv. The client that openapi-python-client generates runs on its dependencies
 # (httpx, attrs).
 .venv/stamp: Makefile
-	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION), openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION) and vobject $(VOBJECT_VERSION) into .venv"
+	@echo "==> installing schemathesis $(SCHEMATHESIS_VERSION), openapi-spec-validator $(OPENAPI_VALIDATOR_VERSION), openapi-python-client $(OPENAPI_PYTHON_CLIENT_VERSION), vobject $(VOBJECT_VERSION), scim2-tester $(SCIM2_TESTER_VERSION) and scim2-cli $(SCIM2_CLI_VERSION) into .venv"
 	@python3 -m venv .venv
 	@.venv/bin/pip install --quiet --disable-pip-version-check \
 	  schemathesis==$(SCHEMATHESIS_VERSION) openapi-spec-validator==$(OPENAPI_VALIDATOR_VERSION) \
-	  openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION) vobject==$(VOBJECT_VERSION)
+	  openapi-python-client==$(OPENAPI_PYTHON_CLIENT_VERSION) vobject==$(VOBJECT_VERSION) \
+	  scim2-tester==$(SCIM2_TESTER_VERSION) scim2-cli==$(SCIM2_CLI_VERSION)
 	@touch $@
 
 # openapi.json validated; Python and TypeScript clients generated from it (target/clients) and
-# a sync run with each against the running worker; then schemathesis drives it with every check.
+# a sync run with each against the running worker; then schemathesis drives it with every check,
+# and scim2-tester checks /scim/v2 (tests/contract/scim.sh).
 contract: tools build .venv/stamp
 	@bash tests/contract/run.sh
 

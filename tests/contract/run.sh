@@ -5,7 +5,8 @@
 # built worker in local workerd, runs a short sync with each client (sync_client.py,
 # sync_client.ts), then schemathesis with every check, driven by the document. Fails on any
 # 5xx, any response the document does not describe, and any request the service judges
-# otherwise than the document (schemathesis.toml and hooks.py say where state decides).
+# otherwise than the document (schemathesis.toml and hooks.py say where state decides). Then
+# scim2-tester checks the SCIM service provider at /scim/v2 (scim.sh).
 # Arguments are passed on to schemathesis (e.g. --continue-on-failure).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -127,3 +128,11 @@ echo "==> schemathesis against $base (max $max_examples examples per operation)"
   --checks all \
   --max-examples "$max_examples" --seed 20261122 --workers 1 \
   --suppress-health-check all --no-color "$@"
+
+# SCIM gets an account of its own: the checker looks for the users it creates in the first
+# page of GET /Users, which schemathesis' cards would crowd out.
+scim_account=$(curl -fs -X POST "$base/admin/v1/accounts" -H "Authorization: Bearer $admin" \
+  -d '{"name":"Contract SCIM","plan":"enterprise","card_limit":100000}' | json "['data']['id']")
+scim_token=$(curl -fs -X POST "$base/admin/v1/accounts/$scim_account/tokens" -H "Authorization: Bearer $admin" \
+  -d '{"name":"scim2-tester","scopes":["scim"]}' | json "['data']['token']")
+bash tests/contract/scim.sh "$base/scim/v2" "$scim_token"

@@ -38,4 +38,5 @@ mod public;
 mod ratelimit;
 mod reach;
 mod regions;
+mod scim;
 mod webhooks;

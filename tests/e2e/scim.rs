@@ -1,0 +1,726 @@
+//! SCIM 2.0 service provider and external-id upserts (provisioning.md 1 and 2), driven the way
+//! the identity providers drive it: the requests Microsoft Entra ID and Okta document, with
+//! their bodies as published (only the userName, externalId and e-mail values are made
+//! unique per run, as the accounts share one server). scim2-tester checks the protocol at
+//! large in the contract run (tests/contract/scim.sh); these tests hold the vendors' shapes
+//! (`"op": "Replace"`, `"value": "False"`, a path-less replace, value filters in paths) and
+//! what a SCIM change does to the card.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use crate::harness::{call, server, Resp, Server};
+
+const ERROR: &str = "urn:ietf:params:scim:api:messages:2.0:Error";
+const LIST: &str = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
+const CORE: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
+
+/// An enterprise account with a `scim` token (the identity provider's) and a `cards:read`
+/// one (to look at the cards SCIM makes).
+struct Idp<'a> {
+    server: &'a Server,
+    scim: String,
+    reader: String,
+}
+
+fn idp() -> Idp<'static> {
+    let s = server();
+    let account = s.account("enterprise", json!({}));
+    Idp {
+        server: s,
+        scim: s.token(account, &["scim"]),
+        reader: s.token(account, &["cards:read"]),
+    }
+}
+
+impl Idp<'_> {
+    /// A SCIM request, as the identity providers send it (`application/scim+json`).
+    fn scim(&self, method: &str, path: &str, body: Option<&Value>) -> Resp {
+        let body = body.map(Value::to_string);
+        call(
+            method,
+            &format!("{}/scim/v2{path}", self.server.base),
+            Some(&self.scim),
+            body.as_deref(),
+            &[
+                ("Content-Type", "application/scim+json; charset=utf-8"),
+                ("Accept", "application/scim+json"),
+            ],
+        )
+    }
+
+    /// The card behind a SCIM User (its id is the card id), through the cards API.
+    fn card(&self, id: &str) -> Value {
+        let r = self.server.call(
+            "GET",
+            &format!("/api/v1/cards/{id}"),
+            Some(&self.reader),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()["data"].clone()
+    }
+
+    fn page_status(&self, slug: &str) -> u16 {
+        self.server
+            .call("GET", &format!("/c/{slug}"), None, None)
+            .status
+    }
+}
+
+/// A value no other test of this run (or an earlier run on a kept state) has.
+fn unique() -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "{:x}{:x}{}",
+        std::process::id(),
+        nanos,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Percent-encodes a query parameter value (filters carry spaces and quotes).
+fn enc(v: &str) -> String {
+    v.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A SCIM success body: JSON with the SCIM media type.
+fn scim_json(r: &Resp, status: u16) -> Value {
+    assert_eq!(r.status, status, "{}", r.body);
+    assert!(
+        r.header("content-type")
+            .is_some_and(|t| t.starts_with("application/scim+json")),
+        "{r:?}"
+    );
+    serde_json::from_str(&r.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", r.body))
+}
+
+/// A SCIM error (RFC 7644 3.12): the Error schema, `status` as a string, a `detail`, and
+/// the `scimType` when RFC 7644 names one.
+fn assert_scim_error(r: &Resp, status: u16, scim_type: Option<&str>) -> Value {
+    let v = scim_json(r, status);
+    assert_eq!(v["schemas"], json!([ERROR]), "{v}");
+    assert_eq!(v["status"], json!(status.to_string()), "{v}");
+    assert!(v["detail"].is_string(), "{v}");
+    if let Some(t) = scim_type {
+        assert_eq!(v["scimType"], json!(t), "{v}");
+    }
+    v
+}
+
+/// A ListResponse (RFC 7644 3.4.2) of `n` users from `start`; integers, not strings.
+fn assert_list(v: &Value, total: u64, start: u64, n: usize) -> Vec<Value> {
+    assert_eq!(v["schemas"], json!([LIST]), "{v}");
+    assert_eq!(v["totalResults"], json!(total), "{v}");
+    assert_eq!(v["startIndex"], json!(start), "{v}");
+    assert_eq!(v["itemsPerPage"], json!(n), "{v}");
+    // Resources may be left out when there are none (RFC 7644 3.4.2).
+    let resources = v
+        .get("Resources")
+        .map(|r| r.as_array().expect("Resources is an array").clone())
+        .unwrap_or_default();
+    assert_eq!(resources.len(), n, "{v}");
+    resources
+}
+
+/// The parts of a User every response carries (provisioning.md 2, "Users").
+fn assert_user(u: &Value, location_base: &str) -> String {
+    assert!(
+        u["schemas"]
+            .as_array()
+            .is_some_and(|s| s.contains(&json!(CORE))),
+        "{u}"
+    );
+    let id = u["id"].as_str().expect("id is a string").to_string();
+    assert!(id.parse::<i64>().is_ok(), "the card id: {u}");
+    assert_eq!(u["meta"]["resourceType"], "User", "{u}");
+    assert!(u["meta"]["created"].is_string(), "{u}");
+    assert!(u["meta"]["lastModified"].is_string(), "{u}");
+    assert_eq!(
+        u["meta"]["location"],
+        json!(format!("{location_base}/scim/v2/Users/{id}")),
+        "{u}"
+    );
+    assert!(u.get("password").is_none(), "never returned: {u}");
+    id
+}
+
+/// Microsoft Entra ID provisioning one user through its lifecycle.
+///
+/// Requests and responses: "Tutorial: Develop and plan provisioning for a SCIM endpoint in
+/// Microsoft Entra ID", section "SCIM protocol requests and responses" > "User Operations"
+/// (Create User, Get User, Get User by query, Get User by query - Zero results, Update User
+/// [Multi-valued properties], Update User [Single-valued properties], Disable User, Delete
+/// User): https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups#user-operations
+///
+/// The shapes Entra sends today without the `aadOptscim062020` flag (`"value": "False"` as a
+/// string, `"op": "Replace"`) and with it (lower-case op, a path-less replace with dotted
+/// attribute names): "Known issues and resolutions with SCIM 2.0 protocol compliance of the
+/// Microsoft Entra user provisioning service", section "Flags to alter the SCIM behavior":
+/// https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility#flags-to-alter-the-scim-behavior
+#[test]
+fn entra_id_sequence() {
+    let t = idp();
+    let base = t.server.base.clone();
+    let u = unique();
+    let user_name = format!("Test_User_{u}");
+    let email = format!("Test_User_{u}@testuser.com");
+    let external_id = format!("0a21f0f2-8d2a-4f8e-bf98-{u}");
+
+    // Get User by query - Zero results (verbatim), then the user about to be created.
+    let r = t.scim(
+        "GET",
+        &format!(
+            "/Users?filter={}",
+            enc(r#"userName eq "non-existent user""#)
+        ),
+        None,
+    );
+    assert_list(&scim_json(&r, 200), 0, 1, 0);
+    let by_name = |name: &str| {
+        t.scim(
+            "GET",
+            &format!("/Users?filter={}", enc(&format!("userName eq \"{name}\""))),
+            None,
+        )
+    };
+    assert_list(&scim_json(&by_name(&user_name), 200), 0, 1, 0);
+
+    // Create User: the published body, `name.formatted`, `roles` and `meta` included.
+    let r = t.scim(
+        "POST",
+        "/Users",
+        Some(&json!({
+            "schemas": [
+                "urn:ietf:params:scim:schemas:core:2.0:User",
+                "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+            "externalId": external_id,
+            "userName": user_name,
+            "active": true,
+            "emails": [{
+                "primary": true,
+                "type": "work",
+                "value": email
+            }],
+            "meta": {
+                "resourceType": "User"
+            },
+            "name": {
+                "formatted": "givenName familyName",
+                "familyName": "familyName",
+                "givenName": "givenName"
+            },
+            "roles": []
+        })),
+    );
+    let created = scim_json(&r, 201);
+    let id = assert_user(&created, &base);
+    assert_eq!(created["userName"], json!(user_name), "{created}");
+    assert_eq!(created["externalId"], json!(external_id), "{created}");
+    assert_eq!(created["active"], json!(true), "{created}");
+    assert_eq!(created["name"]["givenName"], "givenName", "{created}");
+    assert_eq!(created["name"]["familyName"], "familyName", "{created}");
+    assert_eq!(
+        created["emails"],
+        json!([{"value": email, "type": "work", "primary": true}]),
+        "{created}"
+    );
+    let card = t.card(&id);
+    assert_eq!(card["first_name"], "givenName", "{card}");
+    assert_eq!(card["last_name"], "familyName", "{card}");
+    assert_eq!(card["email"], json!(email), "{card}");
+    assert_eq!(card["external_id"], json!(external_id), "{card}");
+    assert_eq!(card["status"], "active", "{card}");
+    let slug = card["slug"].as_str().unwrap().to_string();
+    assert_eq!(t.page_status(&slug), 200);
+
+    // Get User, and Get User by query.
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_user(&got, &base);
+    assert_eq!(got["userName"], json!(user_name), "{got}");
+    let found = assert_list(&scim_json(&by_name(&user_name), 200), 1, 1, 1);
+    assert_eq!(found[0]["id"], json!(id), "{found:?}");
+    assert_eq!(found[0]["userName"], json!(user_name), "{found:?}");
+
+    // Update User [Multi-valued properties] (verbatim).
+    let r = t.scim(
+        "PATCH",
+        &format!("/Users/{id}"),
+        Some(&json!({
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [
+                    {
+                    "op": "Replace",
+                    "path": "emails[type eq \"work\"].value",
+                    "value": "updatedEmail@microsoft.com"
+                    },
+                    {
+                    "op": "Replace",
+                    "path": "name.familyName",
+                    "value": "updatedFamilyName"
+                    }
+            ]
+        })),
+    );
+    let patched = scim_json(&r, 200);
+    assert_user(&patched, &base);
+    assert_eq!(
+        patched["emails"],
+        json!([{"value": "updatedEmail@microsoft.com", "type": "work", "primary": true}]),
+        "{patched}"
+    );
+    assert_eq!(
+        patched["name"]["familyName"], "updatedFamilyName",
+        "{patched}"
+    );
+    assert_eq!(patched["name"]["givenName"], "givenName", "{patched}");
+    let card = t.card(&id);
+    assert_eq!(card["email"], "updatedEmail@microsoft.com", "{card}");
+    assert_eq!(card["last_name"], "updatedFamilyName", "{card}");
+    assert_eq!(card["first_name"], "givenName", "{card}");
+
+    // Update User [Single-valued properties] (verbatim, but a userName of this run).
+    let new_name = format!("5b50642d-79fc-4410-9e90-{u}@testuser.com");
+    let r = t.scim(
+        "PATCH",
+        &format!("/Users/{id}"),
+        Some(&json!({
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [{
+                "op": "Replace",
+                "path": "userName",
+                "value": new_name
+            }]
+        })),
+    );
+    assert_eq!(scim_json(&r, 200)["userName"], json!(new_name));
+    assert_list(&scim_json(&by_name(&user_name), 200), 0, 1, 0);
+    let found = assert_list(&scim_json(&by_name(&new_name), 200), 1, 1, 1);
+    assert_eq!(found[0]["id"], json!(id));
+
+    // Known issues, "Requests to replace multiple attributes", without the flag (the
+    // enterprise `employeeNumber` operation left out: the service does not keep it).
+    let r = t.scim(
+        "PATCH",
+        &format!("/Users/{id}"),
+        Some(&json!({
+            "schemas": [
+                "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+            ],
+            "Operations": [
+                {
+                    "op": "Replace",
+                    "path": "displayName",
+                    "value": "Pvlo"
+                },
+                {
+                    "op": "Replace",
+                    "path": "emails[type eq \"work\"].value",
+                    "value": "TestBcwqnm@test.microsoft.com"
+                },
+                {
+                    "op": "Replace",
+                    "path": "name.givenName",
+                    "value": "Gtfd"
+                },
+                {
+                    "op": "Replace",
+                    "path": "name.familyName",
+                    "value": "Pkqf"
+                },
+                {
+                    "op": "Replace",
+                    "path": "externalId",
+                    "value": format!("Eqpj{u}")
+                }
+            ]
+        })),
+    );
+    let v = scim_json(&r, 200);
+    assert_eq!(v["displayName"], "Pvlo", "{v}");
+    assert_eq!(v["externalId"], json!(format!("Eqpj{u}")), "{v}");
+    let card = t.card(&id);
+    assert_eq!(
+        (&card["first_name"], &card["last_name"], &card["email"]),
+        (
+            &json!("Gtfd"),
+            &json!("Pkqf"),
+            &json!("TestBcwqnm@test.microsoft.com")
+        ),
+        "{card}"
+    );
+    assert_eq!(card["external_id"], json!(format!("Eqpj{u}")), "{card}");
+
+    // The same with the flag: lower-case op, one value-path replace and one path-less
+    // replace whose value names attributes with dots.
+    let r = t.scim(
+        "PATCH",
+        &format!("/Users/{id}"),
+        Some(&json!({
+            "schemas": [
+                "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+            ],
+            "Operations": [
+                {
+                    "op": "replace",
+                    "path": "emails[type eq \"work\"].value",
+                    "value": "TestMhvaes@test.microsoft.com"
+                },
+                {
+                    "op": "replace",
+                    "value": {
+                        "displayName": "Bjfe",
+                        "name.givenName": "Kkom",
+                        "name.familyName": "Unua"
+                    }
+                }
+            ]
+        })),
+    );
+    let v = scim_json(&r, 200);
+    assert_eq!(v["displayName"], "Bjfe", "{v}");
+    assert_eq!(v["name"]["givenName"], "Kkom", "{v}");
+    assert_eq!(v["name"]["familyName"], "Unua", "{v}");
+    let card = t.card(&id);
+    assert_eq!(
+        (&card["first_name"], &card["last_name"], &card["email"]),
+        (
+            &json!("Kkom"),
+            &json!("Unua"),
+            &json!("TestMhvaes@test.microsoft.com")
+        ),
+        "{card}"
+    );
+
+    // Disable User as Entra sends it without the flag: the boolean as the string "False".
+    // The card is archived and its page gone; the user is still there, inactive.
+    let active = |value: Value, op: &str| {
+        let r = t.scim(
+            "PATCH",
+            &format!("/Users/{id}"),
+            Some(&json!({
+                "schemas": [
+                    "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+                ],
+                "Operations": [
+                    {
+                        "op": op,
+                        "path": "active",
+                        "value": value
+                    }
+                ]
+            })),
+        );
+        scim_json(&r, 200)
+    };
+    assert_eq!(active(json!("False"), "Replace")["active"], json!(false));
+    assert_eq!(t.card(&id)["status"], "archived");
+    assert_eq!(t.page_status(&slug), 404);
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(got["active"], json!(false), "{got}");
+    let found = assert_list(&scim_json(&by_name(&new_name), 200), 1, 1, 1);
+    assert_eq!(found[0]["active"], json!(false), "{found:?}");
+
+    // Re-enabled ("True"): the card is active and its page back.
+    assert_eq!(active(json!("True"), "Replace")["active"], json!(true));
+    assert_eq!(t.card(&id)["status"], "active");
+    assert_eq!(t.page_status(&slug), 200);
+
+    // Disable User as published in the tutorial and with the flag: a JSON boolean.
+    assert_eq!(active(json!(false), "Replace")["active"], json!(false));
+    assert_eq!(t.page_status(&slug), 404);
+    assert_eq!(active(json!(true), "replace")["active"], json!(true));
+    assert_eq!(t.page_status(&slug), 200);
+
+    // Delete User: 204 with no body; then the user, the card and its page are gone.
+    let r = t.scim("DELETE", &format!("/Users/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.body);
+    assert!(r.body.is_empty(), "{}", r.body);
+    assert_scim_error(&t.scim("GET", &format!("/Users/{id}"), None), 404, None);
+    let r = t
+        .server
+        .call("GET", &format!("/api/v1/cards/{id}"), Some(&t.reader), None);
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert_eq!(t.page_status(&slug), 404);
+    assert_list(&scim_json(&by_name(&new_name), 200), 0, 1, 0);
+}
+
+/// Okta provisioning one user (an OIN integration: updates by PUT, (de)activation by PATCH).
+///
+/// Requests and responses: Okta "SCIM 2.0 Protocol Reference", section "SCIM User
+/// operations" (Determine if the User already exists, Create the User, Retrieve Users,
+/// Retrieve a specific User, Update a specific User (PUT), Update a specific User (PATCH)):
+/// https://developer.okta.com/docs/reference/scim/scim-20/#scim-user-operations
+/// Okta never deletes a user ("Delete Users": it deactivates instead), so neither does this.
+#[test]
+fn okta_sequence() {
+    let t = idp();
+    let base = t.server.base.clone();
+    let u = unique();
+    let user_name = format!("test.user.{u}@okta.local");
+    let external_id = format!("00ujl29u0le5T6Aj10h7{u}");
+    let lookup = format!(
+        "/Users?filter=userName%20eq%20%22{}%22&startIndex=1&count=100",
+        enc(&user_name)
+    );
+
+    // Determine if the User already exists: not yet.
+    assert_list(&scim_json(&t.scim("GET", &lookup, None), 200), 0, 1, 0);
+
+    // Create the User: the published body, `locale`, `groups` and `password` included.
+    let r = t.scim(
+        "POST",
+        "/Users",
+        Some(&json!({
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "userName": user_name,
+            "name": {
+                "givenName": "Test",
+                "familyName": "User"
+            },
+            "emails": [{
+                "primary": true,
+                "value": user_name,
+                "type": "work"
+            }],
+            "displayName": "Test User",
+            "locale": "en-US",
+            "externalId": external_id,
+            "groups": [],
+            "password": "1mz050nq",
+            "active": true
+        })),
+    );
+    let created = scim_json(&r, 201);
+    let id = assert_user(&created, &base);
+    assert_eq!(created["userName"], json!(user_name), "{created}");
+    assert_eq!(
+        created["name"],
+        json!({"givenName": "Test", "familyName": "User"}),
+        "{created}"
+    );
+    assert_eq!(
+        created["emails"],
+        json!([{"primary": true, "value": user_name, "type": "work"}]),
+        "{created}"
+    );
+    assert_eq!(created["displayName"], "Test User", "{created}");
+    assert_eq!(created["externalId"], json!(external_id), "{created}");
+    assert_eq!(created["active"], json!(true), "{created}");
+    let card = t.card(&id);
+    assert_eq!(card["first_name"], "Test", "{card}");
+    assert_eq!(card["last_name"], "User", "{card}");
+    assert_eq!(card["email"], json!(user_name), "{card}");
+    assert_eq!(card["external_id"], json!(external_id), "{card}");
+    let slug = card["slug"].as_str().unwrap().to_string();
+    assert_eq!(t.page_status(&slug), 200);
+
+    // The same lookup now finds it; a second POST of the user is a conflict.
+    let found = assert_list(&scim_json(&t.scim("GET", &lookup, None), 200), 1, 1, 1);
+    assert_eq!(found[0]["id"], json!(id));
+    let r = t.scim(
+        "POST",
+        "/Users",
+        Some(&json!({"schemas": [CORE], "userName": user_name})),
+    );
+    assert_scim_error(&r, 409, Some("uniqueness"));
+
+    // Retrieve Users (import): page by page, with integers.
+    let all = scim_json(&t.scim("GET", "/Users?startIndex=1&count=100", None), 200);
+    let users = assert_list(&all, 1, 1, 1);
+    assert_eq!(users[0]["id"], json!(id));
+
+    // Retrieve a specific User.
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_user(&got, &base);
+    assert_eq!(got["userName"], json!(user_name), "{got}");
+
+    // Update a specific User (PUT): the published body (with `id`, `meta`, `middleName`,
+    // `emails.display` and `groups`), the given name changed.
+    let r = t.scim(
+        "PUT",
+        &format!("/Users/{id}"),
+        Some(&json!({
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "id": id,
+            "userName": user_name,
+            "name": {
+                "givenName": "Another",
+                "middleName": "Excited",
+                "familyName": "User"
+            },
+            "emails": [{
+                "primary": true,
+                "value": user_name,
+                "type": "work",
+                "display": user_name
+            }],
+            "active": true,
+            "groups": [],
+            "meta": {
+                "resourceType": "User"
+            }
+        })),
+    );
+    let replaced = scim_json(&r, 200);
+    assert_user(&replaced, &base);
+    assert_eq!(replaced["name"]["givenName"], "Another", "{replaced}");
+    assert_eq!(replaced["name"]["familyName"], "User", "{replaced}");
+    assert_eq!(replaced["active"], json!(true), "{replaced}");
+    let card = t.card(&id);
+    assert_eq!(card["first_name"], "Another", "{card}");
+    assert_eq!(card["last_name"], "User", "{card}");
+    assert_eq!(card["status"], "active", "{card}");
+
+    // Update a specific User (PATCH): deactivation, a path-less replace. Okta accepts the
+    // updated user or a 204; the user must then read as inactive.
+    let set_active = |active: bool| {
+        let r = t.scim(
+            "PATCH",
+            &format!("/Users/{id}"),
+            Some(&json!({
+                "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+                "Operations": [{
+                    "op": "replace",
+                    "value": {
+                        "active": active
+                    }
+                }]
+            })),
+        );
+        if r.status == 204 {
+            assert!(r.body.is_empty(), "{}", r.body);
+        } else {
+            assert_eq!(scim_json(&r, 200)["active"], json!(active), "{}", r.body);
+        }
+        let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+        assert_eq!(got["active"], json!(active), "{got}");
+    };
+    set_active(false);
+    assert_eq!(t.card(&id)["status"], "archived");
+    assert_eq!(t.page_status(&slug), 404);
+    // Still found by the lookup, as Okta matches a returning user to it.
+    let found = assert_list(&scim_json(&t.scim("GET", &lookup, None), 200), 1, 1, 1);
+    assert_eq!(found[0]["active"], json!(false));
+
+    // Reactivation: the same request with `true`.
+    set_active(true);
+    assert_eq!(t.card(&id)["status"], "active");
+    assert_eq!(t.page_status(&slug), 200);
+}
+
+/// provisioning.md 1: concurrent upserts of one new external id make one card; one request
+/// creates it (201), the others update it (200) or answer 409.
+#[test]
+fn ten_concurrent_upserts_make_one_card() {
+    let t = server().tenant(&["cards:write", "cards:read"]);
+    let external_id = format!("hr-{}", unique());
+    let path = format!("/cards/external/{}", enc(&external_id));
+    let body = json!({"first_name": "A", "last_name": "B"});
+    let statuses: Vec<u16> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..10)
+            .map(|_| s.spawn(|| t.send("PUT", &path, &body)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                let r = h.join().unwrap();
+                assert!(
+                    matches!(r.status, 200 | 201 | 409),
+                    "{} {}",
+                    r.status,
+                    r.body
+                );
+                r.status
+            })
+            .collect()
+    });
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    let r = t.get(&format!("/cards?external_id={}", enc(&external_id)));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let cards = r.json()["data"].as_array().unwrap().clone();
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert_eq!(cards[0]["external_id"], json!(external_id));
+    assert_eq!(cards[0]["first_name"], "A");
+    assert_eq!(cards[0]["last_name"], "B");
+}
+
+/// provisioning.md 2: auth, unsupported Groups, a filter the service cannot parse and a
+/// taken userName, each answered with a SCIM error.
+#[test]
+fn scim_errors_and_auth() {
+    let t = idp();
+    let s = t.server;
+    let url = |p: &str| format!("{}/scim/v2{p}", s.base);
+    let scim_headers = [("Accept", "application/scim+json")];
+
+    // No token, a token that is no token: 401. A token without the scim scope: 403.
+    let r = call("GET", &url("/Users"), None, None, &scim_headers);
+    assert_scim_error(&r, 401, None);
+    let r = call(
+        "GET",
+        &url("/Users"),
+        Some("not-a-token"),
+        None,
+        &scim_headers,
+    );
+    assert_scim_error(&r, 401, None);
+    let r = call("GET", &url("/Users"), Some(&t.reader), None, &scim_headers);
+    assert_scim_error(&r, 403, None);
+    let account = s.account("enterprise", json!({}));
+    let writer = s.token(account, &["cards:write", "cards:read", "leads:read"]);
+    let r = call("GET", &url("/Users"), Some(&writer), None, &scim_headers);
+    assert_scim_error(&r, 403, None);
+
+    // Groups are not supported, and discovery does not list them.
+    assert_scim_error(&t.scim("GET", "/Groups", None), 404, None);
+    let types = scim_json(&t.scim("GET", "/ResourceTypes", None), 200);
+    assert!(!types.to_string().contains("Group"), "{types}");
+
+    // Filters the service cannot parse or does not support.
+    for filter in [
+        r#"userName eq"#,
+        r#"userName zz "x""#,
+        r#"(userName eq "x""#,
+        r#"userName eq "x" and"#,
+    ] {
+        let r = t.scim("GET", &format!("/Users?filter={}", enc(filter)), None);
+        assert_scim_error(&r, 400, Some("invalidFilter"));
+    }
+
+    // A userName already used in the account, in any case: 409 uniqueness, nothing made.
+    let name = format!("dup.{}@example.com", unique());
+    let r = t.scim(
+        "POST",
+        "/Users",
+        Some(&json!({"schemas": [CORE], "userName": name, "name": {"givenName": "Du", "familyName": "Plicate"}})),
+    );
+    scim_json(&r, 201);
+    for again in [name.clone(), name.to_uppercase()] {
+        let r = t.scim(
+            "POST",
+            "/Users",
+            Some(&json!({"schemas": [CORE], "userName": again, "name": {"givenName": "Du", "familyName": "Plicate"}})),
+        );
+        assert_scim_error(&r, 409, Some("uniqueness"));
+    }
+    let all = scim_json(&t.scim("GET", "/Users", None), 200);
+    assert_list(&all, 1, 1, 1);
+}
