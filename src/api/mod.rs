@@ -8,4 +8,5 @@ pub mod events;
 pub mod idempotency;
 pub mod leads;
 pub mod openapi;
+pub mod scim;
 pub mod webhooks;

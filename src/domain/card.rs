@@ -182,10 +182,10 @@ pub struct CardPatch {
     pub status: Option<Status>,
     /// provisioning.md 1: 1-255 printable ASCII characters.
     pub external_id: Field<String>,
-    /// A SCIM User's userName and displayName (provisioning.md 2): set by SCIM only, the
-    /// card API's bodies never carry them.
+    /// A SCIM User's userName and its attributes as written, JSON (provisioning.md 2): set
+    /// by SCIM only, the card API's bodies never carry them.
     pub scim_user_name: Field<String>,
-    pub scim_display_name: Field<String>,
+    pub scim_user: Field<String>,
 }
 
 impl CardPatch {
@@ -217,7 +217,7 @@ impl CardPatch {
             status,
             external_id,
             scim_user_name,
-            scim_display_name,
+            scim_user,
         } = self;
         let text = |s: &Option<String>| put(s.clone(), Column::Text);
         let flag = |b: Option<bool>| put(b, Column::Flag);
@@ -248,7 +248,7 @@ impl CardPatch {
             ),
             ("external_id", input::text(external_id)),
             ("scim_user_name", input::text(scim_user_name)),
-            ("scim_display_name", input::text(scim_display_name)),
+            ("scim_user", input::text(scim_user)),
         ]
     }
 }
@@ -297,6 +297,14 @@ impl CardInput {
 
     pub fn last_name(&self) -> &str {
         self.0.last_name.as_deref().unwrap_or_default()
+    }
+
+    /// What a SCIM User adds to a card (provisioning.md 2): its userName, its attributes
+    /// as written (JSON) and its `active`, which the card API's create does not take.
+    pub fn set_scim(&mut self, user_name: Field<String>, user: Field<String>, status: Status) {
+        self.0.scim_user_name = user_name;
+        self.0.scim_user = user;
+        self.0.status = Some(status);
     }
 
     /// The columns to set, defaults included once [`CardInput::apply_plan`] ran.
@@ -357,7 +365,7 @@ fn read(input: &mut Input, mode: Mode) -> CardPatch {
         },
         external_id: input.text_as("external_id", MAX_EXTERNAL_ID, is_external_id, Rule::Format),
         scim_user_name: Field::Absent,
-        scim_display_name: Field::Absent,
+        scim_user: Field::Absent,
     }
 }
 
@@ -553,9 +561,10 @@ macro_rules! card_fields {
                 |card: &Card, base_url: &str| card.public_url(base_url),
                 "?1 || '/c/' || slug"
             ),
-            // provisioning.md 2: a SCIM User's userName and displayName, shown by SCIM only.
+            // provisioning.md 2: a SCIM User's userName, and its attributes as SCIM last
+            // wrote them (JSON), shown by SCIM only.
             scim_user_name: hidden,
-            scim_display_name: hidden,
+            scim_user: hidden,
             published_at: opt_time,
             expires_at: opt_time,
             created_at: time,

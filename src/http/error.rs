@@ -3,10 +3,11 @@
 use serde_json::{Map, Value};
 use worker::Response;
 
-use super::json::json_response;
+use super::json::{json_response, scim_response};
 use crate::db::{EXTERNAL_ID_TAKEN, USER_NAME_TAKEN};
 use crate::domain::event::EventType;
 use crate::domain::principal::Denied;
+use crate::domain::scim::ScimError;
 use crate::domain::token::Scope;
 use crate::domain::validation::{FieldErrors, Rule};
 use crate::domain::webhook::{limit_message, REDELIVER_LIMIT};
@@ -55,6 +56,8 @@ pub enum ApiError {
     UserNameTaken,
     /// 409: an upsert's card was made and deleted by others while it ran; nothing changed.
     Contended,
+    /// An error of the SCIM service's own (provisioning.md 2): a filter, a PATCH, a User.
+    Scim(ScimError),
     /// 500 that names a configuration fault (a shard binding missing or unlisted), which
     /// only the operator can fix: logged and answered with the name.
     Misconfigured(String),
@@ -95,6 +98,7 @@ impl ApiError {
             ApiError::Validation(_) => 422,
             ApiError::TooManyRequests { .. } | ApiError::RedeliverLimit { .. } => 429,
             ApiError::Internal(_) | ApiError::Misconfigured(_) => 500,
+            ApiError::Scim(e) => e.status,
         }
     }
 
@@ -141,6 +145,7 @@ impl ApiError {
                 return format!("Server misconfigured: {what}.")
             }
             ApiError::Internal(_) => "Server error.",
+            ApiError::Scim(e) => return e.detail.clone(),
         };
         text.to_string()
     }
@@ -164,12 +169,34 @@ impl ApiError {
     }
 
     pub fn into_response(self) -> Response {
+        let resp = json_response(self.status(), &self.body());
+        self.with_headers(resp)
+    }
+
+    /// The error as the SCIM service answers it (RFC 7644 3.12): the SCIM error body,
+    /// `application/scim+json`, the headers [`ApiError::into_response`] sets.
+    pub fn into_scim_response(self) -> Response {
+        let scim = match &self {
+            ApiError::Scim(e) => e.clone(),
+            // Another user has the userName, or another card the external id.
+            ApiError::UserNameTaken => ScimError::uniqueness(self.message()),
+            ApiError::Validation(e) if e.broke("external_id", Rule::Taken) => {
+                ScimError::uniqueness("Another user of this account has this externalId.")
+            }
+            ApiError::Validation(_) => ScimError::invalid_value(self.message()),
+            _ => ScimError::new(self.status(), None, self.message()),
+        };
+        let resp = scim_response(scim.status, &scim.body());
+        self.with_headers(resp)
+    }
+
+    /// Logs what only the operator can act on, and sets the headers the error calls for.
+    fn with_headers(self, mut resp: Response) -> Response {
         match &self {
             ApiError::Internal(cause) => worker::console_error!("internal error: {cause}"),
             ApiError::Misconfigured(what) => worker::console_error!("misconfigured: {what}"),
             _ => {}
         }
-        let mut resp = json_response(self.status(), &self.body());
         let headers = resp.headers_mut();
         match &self {
             ApiError::MethodNotAllowed(allow) => {
@@ -208,6 +235,12 @@ impl From<worker::Error> for ApiError {
             return ApiError::UserNameTaken;
         }
         ApiError::Internal(text)
+    }
+}
+
+impl From<ScimError> for ApiError {
+    fn from(e: ScimError) -> Self {
+        ApiError::Scim(e)
     }
 }
 

@@ -18,6 +18,18 @@ pub fn json_response<T: Serialize + ?Sized>(status: u16, body: &T) -> Response {
     }
 }
 
+/// A SCIM answer (RFC 7644 3.1: `application/scim+json`), never tagged: the service
+/// offers no ETags (its ServiceProviderConfig says so).
+pub fn scim_response(status: u16, body: &serde_json::Value) -> Response {
+    let headers = Headers::new();
+    let _ = headers.set("Content-Type", "application/scim+json");
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    Response::builder()
+        .with_status(status)
+        .with_headers(headers)
+        .fixed(bytes)
+}
+
 /// A response whose JSON text is already made (by serde, or by SQLite: `store::views`).
 pub fn json_text_response(status: u16, bytes: Vec<u8>) -> Response {
     let headers = Headers::new();

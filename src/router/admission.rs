@@ -39,7 +39,7 @@ pub async fn admit(
     hash: String,
     asked: &Option<Start>,
 ) -> Admission {
-    let write = matches!(route, Route::Write(_));
+    let write = route.writes();
     let gate = async {
         let started = js_sys::Date::now();
         let limit = app.config.rate_limit_per_minute;
@@ -48,7 +48,7 @@ pub async fn admit(
     };
     let early = match route {
         Route::Read(read) => auth::hint(&hash).map(|hint| (read, hint)),
-        Route::Write(_) | Route::OpenApi | Route::BadId(_) => None,
+        Route::Write(_) | Route::OpenApi | Route::BadId(_) | Route::Scim(_) => None,
     };
     // The early read runs on the shard the hint names; a hint of a shard this
     // configuration lacks runs none (the gate's answer then decides).

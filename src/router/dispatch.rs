@@ -27,6 +27,7 @@ pub async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> A
         }
         // Public: the router serves it before admission; a token changes nothing.
         Route::OpenApi => api::openapi::document(&req),
+        Route::Scim(op) => api::scim::handle(app, p, req, op).await,
     }
 }
 

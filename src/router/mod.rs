@@ -97,8 +97,17 @@ fn admin_host_allowed(app: &App, req: &Request) -> bool {
 async fn surface(app: &App, req: Request) -> Response {
     let path = req.path();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    // One call of the token surfaces' path (it is inlined once; two calls of it were
+    // ~10 KB more wasm).
+    let token_surface = match segments.as_slice() {
+        ["api", "v1", rest @ ..] => Some((Surface::Api, rest)),
+        ["scim", "v2", rest @ ..] => Some((Surface::Scim, rest)),
+        _ => None,
+    };
+    if let Some((surface, rest)) = token_surface {
+        return api_v1(app, req, rest, surface).await;
+    }
     match segments.as_slice() {
-        ["api", "v1", rest @ ..] => api_v1(app, req, rest).await,
         ["c", rest @ ..] => {
             app.trace.borrow_mut().route = "public";
             crate::public::handle(app, req, rest).await
@@ -126,13 +135,38 @@ async fn surface(app: &App, req: Request) -> Response {
     }
 }
 
-/// `/api/v1`: every answer, whichever step gives it, leaves through [`respond::finish`].
-async fn api_v1(app: &App, req: Request, segments: &[&str]) -> Response {
+/// The token surfaces: the API, and the SCIM service (provisioning.md 2), admitted,
+/// rate-limited and answered alike; they differ in their paths and error bodies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Surface {
+    Api,
+    Scim,
+}
+
+impl Surface {
+    fn route(self, method: &str, segments: &[&str]) -> ApiResult<Route> {
+        match self {
+            Surface::Api => route::match_api(method, segments),
+            Surface::Scim => api::scim::match_scim(method, segments).map(Route::Scim),
+        }
+    }
+
+    fn error(self, e: ApiError) -> Response {
+        match self {
+            Surface::Api => e.into_response(),
+            Surface::Scim => e.into_scim_response(),
+        }
+    }
+}
+
+/// `/api/v1` and `/scim/v2`: every answer, whichever step gives it, leaves through
+/// [`respond::finish`].
+async fn api_v1(app: &App, req: Request, segments: &[&str], surface: Surface) -> Response {
     let started = js_sys::Date::now();
     let mut told = Told::default();
-    let resp = answer(app, req, segments, &mut told)
+    let resp = answer(app, req, segments, surface, &mut told)
         .await
-        .unwrap_or_else(ApiError::into_response);
+        .unwrap_or_else(|e| surface.error(e));
     respond::finish(app, resp, told, started)
 }
 
@@ -140,13 +174,14 @@ async fn answer(
     app: &App,
     req: Request,
     segments: &[&str],
+    surface: Surface,
     told: &mut Told,
 ) -> ApiResult<Response> {
     let method = method(&req);
     if method == "OPTIONS" {
         return Ok(edge::preflight());
     }
-    let route = route::match_api(&method, segments)?;
+    let route = surface.route(&method, segments)?;
     app.trace.borrow_mut().route = route.name();
     let if_none_match = req.headers().get("If-None-Match").ok().flatten();
     if route == Route::OpenApi {
@@ -187,20 +222,18 @@ async fn answer(
         (true, Some(early)) => early,
         // A moving account's writes wait (regions.md 4); its shard's fence would refuse
         // them anyway, this only answers before anything else is touched.
-        (true, None) if admitted.principal.place.moving && matches!(route, Route::Write(_)) => {
-            Err(ApiError::Moving)
-        }
+        (true, None) if admitted.principal.place.moving && route.writes() => Err(ApiError::Moving),
         (true, None) => dispatch::dispatch(app, &admitted.principal, req, route).await,
     };
-    let resp = resp.unwrap_or_else(ApiError::into_response);
+    let resp = resp.unwrap_or_else(|e| surface.error(e));
     let bookmark = consistency::answered(app, &asked, admitted.bookmark.as_deref());
     told.conditional = match route {
         Route::Read(r) if r.op().tagging == Tagging::ETag => Conditional::Tagged(if_none_match),
-        Route::Read(_) | Route::Write(_) | Route::OpenApi | Route::BadId(_) => {
+        Route::Read(_) | Route::Write(_) | Route::OpenApi | Route::BadId(_) | Route::Scim(_) => {
             Conditional::Untagged
         }
     };
-    if let Route::Write(_) = route {
+    if route.writes() {
         consistency::settle_write(app, &admitted, resp.status_code());
     }
     told.bookmark = bookmark;

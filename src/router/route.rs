@@ -2,6 +2,7 @@
 //! path and the methods it answers; the route and a 405's `Allow` both come from it. Each
 //! kind of operation has one exhaustive `op()` giving its name, scopes and handling.
 
+use crate::api::scim;
 use crate::domain::token::Scope;
 use crate::http::error::ApiResult;
 use crate::http::params::path_id;
@@ -18,6 +19,9 @@ pub enum Route {
     /// rate limiting (with the operation's scopes) like any other missing resource, so it
     /// carries the same headers.
     BadId(&'static [Scope]),
+    /// An operation of the SCIM service at `/scim/v2` (matched by `api::scim`), admitted
+    /// like the API's.
+    Scim(scim::Op),
 }
 
 /// Operations that change nothing.
@@ -168,6 +172,7 @@ impl Route {
             Route::Write(w) => w.op().name,
             Route::OpenApi => "openapi",
             Route::BadId(_) => "badId",
+            Route::Scim(op) => op.name(),
         }
     }
 
@@ -178,6 +183,17 @@ impl Route {
             Route::Write(w) => w.op().scopes,
             Route::OpenApi => &[],
             Route::BadId(scopes) => scopes,
+            Route::Scim(_) => scim::SCOPES,
+        }
+    }
+
+    /// Whether it changes something: a moving account's writes wait, and the token's
+    /// reads after it start where its write is.
+    pub fn writes(self) -> bool {
+        match self {
+            Route::Write(_) => true,
+            Route::Scim(op) => op.writes(),
+            Route::Read(_) | Route::OpenApi | Route::BadId(_) => false,
         }
     }
 }
@@ -448,7 +464,7 @@ mod tests {
             for (m, _) in PATHS[i].methods {
                 let (route, refused) = (match_api(m, &good).unwrap(), match_api(m, &bad));
                 match route {
-                    Route::OpenApi => continue,
+                    Route::OpenApi | Route::Scim(_) => continue,
                     Route::Read(_) | Route::Write(_) => {}
                     Route::BadId(_) => panic!("{m} {good:?} is valid"),
                 }
@@ -556,7 +572,7 @@ mod tests {
                         || op.name == "eraseLeads";
                     assert_eq!(body, takes, "{}", op.name);
                 }
-                Route::OpenApi | Route::BadId(_) => {}
+                Route::OpenApi | Route::BadId(_) | Route::Scim(_) => {}
             }
         }
         assert_eq!(Read::GetCard(1).op().scopes, [Scope::CardsRead]);

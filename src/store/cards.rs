@@ -185,6 +185,73 @@ pub async fn exists(db: &Shard, account_id: i64, id: i64) -> Result<bool> {
     Ok(row.is_some_and(|c| c.n > 0))
 }
 
+/// The account's card of this id, as stored.
+pub fn one_sql(account_id: i64, id: i64) -> Stmt {
+    Stmt::new(
+        format!(
+            "SELECT {} FROM cards WHERE id = ?1 AND account_id = ?2",
+            card_columns()
+        ),
+        vec![id.into(), account_id.into()],
+    )
+}
+
+pub async fn one(db: &Shard, account_id: i64, id: i64) -> Result<Option<Card>> {
+    let row: Option<CardRow> = select_first(db, one_sql(account_id, id)).await?;
+    Ok(row.map(CardRow::decode))
+}
+
+/// The first parameter a [`users_sql`] filter may number (`?1` is the account).
+pub const USERS_FIRST_PARAM: usize = 2;
+
+/// A page of the account's cards a SCIM filter keeps (`clause`, numbering its `args`
+/// from [`USERS_FIRST_PARAM`]; `1` keeps all), oldest first, and their count. The
+/// clause is the domain's compilation of a filter (`domain::scim::filter`): parameters
+/// only, never a client's text.
+pub fn users_sql(
+    account_id: i64,
+    clause: &str,
+    args: Vec<SqlValue>,
+    offset: i64,
+    count: i64,
+) -> Vec<Stmt> {
+    let mut all: Vec<SqlValue> = vec![account_id.into()];
+    all.extend(args);
+    let n = all.len();
+    let mut page = all.clone();
+    page.extend([count.into(), offset.into()]);
+    vec![
+        Stmt::new(
+            format!("SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1 AND ({clause})"),
+            all,
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM cards WHERE account_id = ?1 AND ({clause}) \
+                 ORDER BY id LIMIT +?{} OFFSET ?{}",
+                card_columns(),
+                n + 1,
+                n + 2
+            ),
+            page,
+        ),
+    ]
+}
+
+pub async fn users(
+    db: &Shard,
+    account_id: i64,
+    clause: &str,
+    args: Vec<SqlValue>,
+    offset: i64,
+    count: i64,
+) -> Result<(Vec<Card>, i64)> {
+    let results = batch(db, users_sql(account_id, clause, args, offset, count)).await?;
+    let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    let rows = rows_of::<CardRow>(&results, 1)?;
+    Ok((rows.into_iter().map(CardRow::decode).collect(), total))
+}
+
 /// A card page's card (the directory found its id and shard by slug), with the owning
 /// account's copy, whose current features decide what the page shows.
 pub fn for_page_sql(card_id: i64, account_id: i64) -> Vec<Stmt> {
@@ -244,10 +311,12 @@ pub fn create_sql(
         "created_at",
         "updated_at",
     ];
+    // Active unless the input says (a SCIM User written with `active: false`).
+    let status = input.fields().status.unwrap_or(Status::Active);
     let mut args: Vec<SqlValue> = vec![
         account_id.into(),
         title.into(),
-        Status::Active.as_str().into(),
+        status.as_str().into(),
         now.into(),
         now.into(),
         now.into(),
@@ -256,8 +325,10 @@ pub fn create_sql(
         reserved.card_id.into(),
     ];
     for (col, value) in changes(input.fields()).0 {
-        cols.push(col);
-        args.push(value);
+        if col != "status" {
+            cols.push(col);
+            args.push(value);
+        }
     }
     // ?1..?6 are the fixed columns, ?7 the slug, ?8 the limit, ?9 the id, then the fields.
     let mut values: Vec<String> = (1..=6).map(|i| format!("?{i}")).collect();

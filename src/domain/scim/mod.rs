@@ -20,6 +20,10 @@ pub const ERROR: &str = "urn:ietf:params:scim:api:messages:2.0:Error";
 pub const LIST: &str = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 pub const PATCH_OP: &str = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
+/// The most Users a list answers at once: the default and the largest `count`
+/// (provisioning.md 2), and the ServiceProviderConfig's `filter.maxResults`.
+pub const MAX_RESULTS: i64 = 100;
+
 /// A SCIM error (RFC 7644 3.12): its HTTP status, the `scimType` where RFC 7644 names
 /// one, and a `detail` for people.
 #[derive(Debug, Clone, PartialEq, Eq)]

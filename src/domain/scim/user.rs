@@ -1,1 +1,740 @@
-//! (being written)
+//! One SCIM User is one card (provisioning.md 2). A write keeps two things: the card's
+//! fields, mapped from the User by the spec's table and checked by the card's own rules
+//! ([`CardInput::parse`], [`CardPatch::parse`]), and the User's attributes as written
+//! (`scim_user`, JSON; userName and externalId have columns of their own). A read gives the
+//! attributes as written, except where the card's field no longer is what they map to (the
+//! API changed it since): that attribute is the card's. So a User reads back exactly as an
+//! identity provider wrote it (types, `primary` flags, address parts, an attribute it
+//! removed stays absent), and changes made through the API still show.
+
+use serde_json::{Map, Value};
+
+use super::{ScimError, ENTERPRISE, USER};
+use crate::domain::card::{Card, CardInput, CardPatch, Status};
+use crate::domain::input::Field;
+use crate::domain::lang::{is_language, DEFAULT_LANGUAGE};
+use crate::domain::time::iso8601;
+use crate::domain::validation::FieldErrors;
+
+/// The attributes a User keeps, in the casing of RFC 7643 4.1, each with its
+/// sub-attributes (none for a simple one): exactly what `/Schemas` declares (a test holds
+/// the two equal). Anything else a client sends is dropped.
+pub const ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("userName", &[]),
+    ("name", &["formatted", "familyName", "givenName"]),
+    ("displayName", &[]),
+    ("title", &[]),
+    ("preferredLanguage", &[]),
+    ("active", &[]),
+    ("emails", &["value", "type", "primary"]),
+    ("phoneNumbers", &["value", "type", "primary"]),
+    (
+        "addresses",
+        &[
+            "formatted",
+            "streetAddress",
+            "locality",
+            "region",
+            "postalCode",
+            "country",
+            "type",
+            "primary",
+        ],
+    ),
+    (ENTERPRISE, &["organization"]),
+];
+
+/// The multi-valued attributes (arrays of objects).
+const MULTI: [&str; 3] = ["emails", "phoneNumbers", "addresses"];
+/// The boolean attributes and sub-attributes; Entra ID sends them as "True"/"False".
+const BOOLEANS: [&str; 2] = ["active", "primary"];
+/// At most this many values of a multi-valued attribute are kept.
+const MAX_VALUES: usize = 10;
+/// The longest text kept of an attribute the card has no field for (displayName, address
+/// parts, types): the card's own fields have their own limits.
+const MAX_TEXT: usize = 500;
+
+/// An attribute's name in its canonical casing (names are case-insensitive, RFC 7643 2.1),
+/// or `None` for one this service does not keep.
+pub fn canonical_name(name: &str) -> Option<&'static str> {
+    ATTRIBUTES
+        .iter()
+        .map(|(a, _)| *a)
+        .chain(["externalId"])
+        .find(|a| a.eq_ignore_ascii_case(name))
+}
+
+/// A sub-attribute of `attribute` in its canonical casing.
+pub fn canonical_sub(attribute: &str, name: &str) -> Option<&'static str> {
+    let (_, subs) = ATTRIBUTES.iter().find(|(a, _)| *a == attribute)?;
+    subs.iter().copied().find(|s| s.eq_ignore_ascii_case(name))
+}
+
+/// A boolean as identity providers send it: JSON or "true"/"false" in any case.
+pub fn boolean(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
+        Value::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
+        _ => None,
+    }
+}
+
+/// One value of an attribute, checked and normalised: strings, booleans, objects of known
+/// sub-attributes; nulls, empty strings and empty objects are "no value".
+fn value_of(attr: &str, sub: Option<&str>, v: &Value) -> Result<Option<Value>, ScimError> {
+    let name = sub.unwrap_or(attr);
+    let path = match sub {
+        Some(s) => format!("{attr}.{s}"),
+        None => attr.to_string(),
+    };
+    if BOOLEANS.contains(&name) {
+        return match v {
+            Value::Null => Ok(None),
+            v => boolean(v)
+                .map(|b| Some(Value::Bool(b)))
+                .ok_or_else(|| ScimError::invalid_value(format!("{path} must be a boolean."))),
+        };
+    }
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) if s.is_empty() => Ok(None),
+        Value::String(s) if s.chars().count() > MAX_TEXT => Err(ScimError::invalid_value(format!(
+            "{path} may have at most {MAX_TEXT} characters."
+        ))),
+        Value::String(s) => Ok(Some(Value::String(s.clone()))),
+        Value::Object(o) if sub.is_none() && has_subs(attr) => {
+            let mut out = Map::new();
+            for (k, v) in o {
+                // An extension's value may name its own schema; it is not an attribute.
+                let Some(s) = canonical_sub(attr, k) else {
+                    continue;
+                };
+                if let Some(v) = value_of(attr, Some(s), v)? {
+                    out.insert(s.into(), v);
+                }
+            }
+            Ok((!out.is_empty()).then_some(Value::Object(out)))
+        }
+        _ => Err(ScimError::invalid_value(format!(
+            "{path} must be {}.",
+            if has_subs(attr) && sub.is_none() {
+                "an object"
+            } else {
+                "a string"
+            }
+        ))),
+    }
+}
+
+fn has_subs(attr: &str) -> bool {
+    ATTRIBUTES.iter().any(|(a, s)| *a == attr && !s.is_empty())
+}
+
+/// The attributes of a User this service keeps, canonical: known names in their casing,
+/// booleans as booleans, a multi-valued attribute as an array (one object is one value),
+/// `schemas`, `id`, `meta` and unknown attributes dropped. An enterprise attribute written
+/// with its schema prefix (`urn:...:User:organization`) goes into the extension.
+pub fn canonical(user: &Map<String, Value>) -> Result<Map<String, Value>, ScimError> {
+    let mut out = Map::new();
+    for (key, v) in user {
+        if let Some(sub) = key
+            .get(..ENTERPRISE.len())
+            .filter(|p| p.eq_ignore_ascii_case(ENTERPRISE))
+            .and_then(|_| key.get(ENTERPRISE.len() + 1..))
+        {
+            let mut ext = Map::new();
+            ext.insert(sub.to_string(), v.clone());
+            merge_ext(&mut out, value_of(ENTERPRISE, None, &Value::Object(ext))?);
+            continue;
+        }
+        let key = key
+            .get(..USER.len() + 1)
+            .filter(|p| p[..USER.len()].eq_ignore_ascii_case(USER) && p.ends_with(':'))
+            .map_or(key.as_str(), |_| &key[USER.len() + 1..]);
+        let Some(attr) = canonical_name(key) else {
+            continue;
+        };
+        let value = if MULTI.contains(&attr) {
+            multi(attr, v)?
+        } else if attr == ENTERPRISE {
+            merge_ext(&mut out, value_of(attr, None, v)?);
+            continue;
+        } else {
+            value_of(attr, None, v)?
+        };
+        if let Some(value) = value {
+            out.insert(attr.into(), value);
+        }
+    }
+    Ok(out)
+}
+
+fn merge_ext(out: &mut Map<String, Value>, ext: Option<Value>) {
+    if let Some(Value::Object(ext)) = ext {
+        let entry = out
+            .entry(ENTERPRISE)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(e) = entry {
+            e.extend(ext);
+        }
+    }
+}
+
+fn multi(attr: &str, v: &Value) -> Result<Option<Value>, ScimError> {
+    let items = match v {
+        Value::Null => return Ok(None),
+        Value::Array(items) => items.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    if items.len() > MAX_VALUES {
+        return Err(ScimError::invalid_value(format!(
+            "{attr} may have at most {MAX_VALUES} values."
+        )));
+    }
+    let mut out = Vec::new();
+    for item in items {
+        if !item.is_object() {
+            return Err(ScimError::invalid_value(format!(
+                "each value of {attr} must be an object."
+            )));
+        }
+        if let Some(v) = value_of(attr, None, item)? {
+            out.push(v);
+        }
+    }
+    Ok((!out.is_empty()).then_some(Value::Array(out)))
+}
+
+fn text<'a>(u: &'a Map<String, Value>, attr: &str) -> Option<&'a str> {
+    u.get(attr).and_then(Value::as_str)
+}
+
+fn sub_text<'a>(v: &'a Value, sub: &str) -> Option<&'a str> {
+    v.get(sub).and_then(Value::as_str)
+}
+
+/// The value of a multi-valued attribute the card keeps: the `primary` one, else the first
+/// of each type in `types`, else the first.
+fn pick<'a>(u: &'a Map<String, Value>, attr: &str, types: &[&str]) -> Option<(usize, &'a Value)> {
+    let items = u.get(attr)?.as_array()?;
+    let at = |i: usize| items.get(i).map(|v| (i, v));
+    items
+        .iter()
+        .position(|v| v.get("primary") == Some(&Value::Bool(true)))
+        .or_else(|| {
+            types.iter().find_map(|t| {
+                items
+                    .iter()
+                    .position(|v| sub_text(v, "type").is_some_and(|x| x.eq_ignore_ascii_case(t)))
+            })
+        })
+        .map_or_else(|| at(0), at)
+}
+
+const EMAIL_TYPES: &[&str] = &["work"];
+const PHONE_TYPES: &[&str] = &["work", "mobile"];
+const ADDRESS_TYPES: &[&str] = &["work"];
+const ADDRESS_PARTS: [&str; 5] = [
+    "streetAddress",
+    "locality",
+    "region",
+    "postalCode",
+    "country",
+];
+
+/// An address as one text: its `formatted`, else its parts joined.
+fn address_text(a: &Value) -> Option<String> {
+    if let Some(f) = sub_text(a, "formatted") {
+        return Some(f.to_string());
+    }
+    let parts: Vec<&str> = ADDRESS_PARTS
+        .iter()
+        .filter_map(|p| sub_text(a, p))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// What the card's fields are for a canonical User, by provisioning.md's table.
+struct Mapped {
+    first: String,
+    last: String,
+    job_title: Option<String>,
+    company: Option<String>,
+    email: Option<String>,
+    phone: Option<String>,
+    address: Option<String>,
+    language: String,
+    status: Status,
+}
+
+/// Names when `name` gives none: displayName split at its last space, else userName's part
+/// before `@`. A single word is both names (the card needs two).
+fn derived_names(u: &Map<String, Value>) -> (String, String) {
+    let source = text(u, "displayName")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .or_else(|| text(u, "userName").map(|n| n.split('@').next().unwrap_or(n).trim()))
+        .unwrap_or_default();
+    match source.rsplit_once(' ') {
+        Some((first, last)) if !first.trim().is_empty() => {
+            (first.trim().to_string(), last.trim().to_string())
+        }
+        _ => (source.to_string(), source.to_string()),
+    }
+}
+
+fn mapped(u: &Map<String, Value>) -> Mapped {
+    let (dfirst, dlast) = derived_names(u);
+    let name = u.get("name");
+    let given = name.and_then(|n| sub_text(n, "givenName"));
+    let family = name.and_then(|n| sub_text(n, "familyName"));
+    let language = text(u, "preferredLanguage")
+        .map(|l| l.split(['-', '_']).next().unwrap_or(l).to_ascii_lowercase())
+        .filter(|l| is_language(l))
+        .unwrap_or_else(|| DEFAULT_LANGUAGE.to_string());
+    Mapped {
+        first: given.map_or(dfirst, str::to_string),
+        last: family.map_or(dlast, str::to_string),
+        job_title: text(u, "title").map(str::to_string),
+        company: u
+            .get(ENTERPRISE)
+            .and_then(|e| sub_text(e, "organization"))
+            .map(str::to_string),
+        email: pick(u, "emails", EMAIL_TYPES)
+            .and_then(|(_, v)| sub_text(v, "value"))
+            .map(str::to_string),
+        phone: pick(u, "phoneNumbers", PHONE_TYPES)
+            .and_then(|(_, v)| sub_text(v, "value"))
+            .map(str::to_string),
+        address: pick(u, "addresses", ADDRESS_TYPES).and_then(|(_, a)| address_text(a)),
+        language,
+        status: match u.get("active") {
+            Some(Value::Bool(false)) => Status::Archived,
+            _ => Status::Active,
+        },
+    }
+}
+
+/// The card fields a User maps to, in the card API's names, for the card's own checks.
+fn card_body(u: &Map<String, Value>, external_id: Option<&str>) -> Map<String, Value> {
+    let m = mapped(u);
+    let opt = |v: Option<String>| v.map_or(Value::Null, Value::String);
+    let mut b = Map::new();
+    b.insert("first_name".into(), m.first.into());
+    b.insert("last_name".into(), m.last.into());
+    b.insert("job_title".into(), opt(m.job_title));
+    b.insert("company".into(), opt(m.company));
+    b.insert("email".into(), opt(m.email));
+    b.insert("phone".into(), opt(m.phone));
+    b.insert("address".into(), opt(m.address));
+    b.insert("language".into(), m.language.into());
+    b.insert("status".into(), m.status.as_str().into());
+    b.insert(
+        "external_id".into(),
+        external_id.map_or(Value::Null, Value::from),
+    );
+    b
+}
+
+/// The SCIM attribute a card field comes from, for error details.
+fn attribute_of(field: &str) -> &str {
+    match field {
+        "first_name" => "name.givenName",
+        "last_name" => "name.familyName",
+        "job_title" => "title",
+        "company" => "organization",
+        "email" => "emails",
+        "phone" => "phoneNumbers",
+        "address" => "addresses",
+        "language" => "preferredLanguage",
+        "external_id" => "externalId",
+        other => other,
+    }
+}
+
+fn invalid(errors: FieldErrors) -> ScimError {
+    let e = errors.to_json();
+    let detail = e
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .map(|(field, messages)| {
+            let message = messages.get(0).and_then(Value::as_str).unwrap_or_default();
+            format!("{}: {message}", attribute_of(field))
+        })
+        .unwrap_or_else(|| "A value breaks a card constraint.".into());
+    ScimError::invalid_value(detail)
+}
+
+/// A User as written: its userName (required, also in `rest`), externalId, and the rest,
+/// canonical.
+struct Written {
+    user_name: String,
+    external_id: Option<String>,
+    rest: Map<String, Value>,
+}
+
+fn written(user: &Map<String, Value>) -> Result<Written, ScimError> {
+    let mut rest = canonical(user)?;
+    let user_name = match rest.get("userName") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+        _ => return Err(ScimError::invalid_value("userName is required.")),
+    };
+    let external_id = match rest.remove("externalId") {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    Ok(Written {
+        user_name,
+        external_id,
+        rest,
+    })
+}
+
+/// The userName's column, and the rest as JSON (userName and externalId have columns).
+fn stored(w: &Written) -> (Field<String>, Field<String>) {
+    let mut rest = w.rest.clone();
+    rest.remove("userName");
+    let user = Value::Object(rest).to_string();
+    (Field::Set(w.user_name.clone()), Field::Set(user))
+}
+
+/// `POST /Users`: the card to make.
+pub fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
+    let w = written(user)?;
+    let body = card_body(&w.rest, w.external_id.as_deref());
+    let mut input = CardInput::parse(&body).map_err(invalid)?;
+    let (name, user) = stored(&w);
+    let status = mapped(&w.rest).status;
+    input.set_scim(name, user, status);
+    Ok(input)
+}
+
+/// `PUT /Users/{id}` (and a PATCH, once applied to the User as it was): every field the
+/// table maps is set, or cleared when its attribute is absent (a missing `active` is
+/// active, a missing `preferredLanguage` the default language); the card's other fields
+/// keep their values.
+pub fn replace_patch(user: &Map<String, Value>) -> Result<CardPatch, ScimError> {
+    let w = written(user)?;
+    let body = card_body(&w.rest, w.external_id.as_deref());
+    let mut patch = CardPatch::parse(&body).map_err(invalid)?;
+    (patch.scim_user_name, patch.scim_user) = stored(&w);
+    Ok(patch)
+}
+
+/// The User of a card: the attributes as SCIM wrote them, where the card still has what
+/// they map to; the card's own values where it changed since (or was never written by
+/// SCIM). `base` is the service's URL (`.../scim/v2`).
+pub fn to_user(card: &Card, base: &str) -> Map<String, Value> {
+    let kept: Option<Map<String, Value>> = card
+        .scim_user
+        .as_deref()
+        .and_then(|s| serde_json::from_str(s).ok());
+    let by_scim = kept.is_some();
+    let mut u = kept.unwrap_or_default();
+    if let Some(n) = &card.scim_user_name {
+        u.insert("userName".into(), n.clone().into());
+    }
+    let m = mapped(&u);
+    let set = |u: &mut Map<String, Value>, attr: &str, v: Option<&String>| match v {
+        Some(v) => u.insert(attr.into(), v.clone().into()),
+        None => u.remove(attr),
+    };
+    if (m.first.as_str(), m.last.as_str()) != (card.first_name.as_str(), card.last_name.as_str()) {
+        let mut name = Map::new();
+        name.insert("givenName".into(), card.first_name.clone().into());
+        name.insert("familyName".into(), card.last_name.clone().into());
+        u.insert("name".into(), Value::Object(name));
+    }
+    if m.job_title != card.job_title {
+        set(&mut u, "title", card.job_title.as_ref());
+    }
+    if m.company != card.company {
+        let mut ext = u
+            .remove(ENTERPRISE)
+            .and_then(|e| e.as_object().cloned())
+            .unwrap_or_default();
+        match &card.company {
+            Some(c) => ext.insert("organization".into(), c.clone().into()),
+            None => ext.remove("organization"),
+        };
+        if !ext.is_empty() {
+            u.insert(ENTERPRISE.into(), Value::Object(ext));
+        }
+    }
+    if m.email != card.email {
+        one_value(
+            &mut u,
+            "emails",
+            EMAIL_TYPES,
+            "value",
+            card.email.as_deref(),
+        );
+    }
+    if m.phone != card.phone {
+        one_value(
+            &mut u,
+            "phoneNumbers",
+            PHONE_TYPES,
+            "value",
+            card.phone.as_deref(),
+        );
+    }
+    if m.address != card.address {
+        one_value(
+            &mut u,
+            "addresses",
+            ADDRESS_TYPES,
+            "formatted",
+            card.address.as_deref(),
+        );
+    }
+    if m.language != card.language {
+        u.insert("preferredLanguage".into(), card.language.clone().into());
+    }
+    if m.status != card.status {
+        u.insert("active".into(), (card.status == Status::Active).into());
+    }
+    if !by_scim {
+        u.insert("displayName".into(), card.title.clone().into());
+    }
+    if !u.contains_key("userName") {
+        // A card SCIM never wrote: its email, else a name of its id (both unique enough
+        // to read; SCIM may set a real one).
+        let name = card
+            .email
+            .clone()
+            .unwrap_or_else(|| format!("card-{}", card.id));
+        u.insert("userName".into(), name.into());
+    }
+    let mut out = Map::new();
+    let mut schemas = vec![Value::from(USER)];
+    if u.contains_key(ENTERPRISE) {
+        schemas.push(ENTERPRISE.into());
+    }
+    out.insert("schemas".into(), schemas.into());
+    out.insert("id".into(), card.id.to_string().into());
+    if let Some(x) = &card.external_id {
+        out.insert("externalId".into(), x.clone().into());
+    }
+    out.extend(u);
+    let mut meta = Map::new();
+    meta.insert("resourceType".into(), "User".into());
+    meta.insert("created".into(), iso8601(card.created_at).into());
+    meta.insert("lastModified".into(), iso8601(card.updated_at).into());
+    meta.insert(
+        "location".into(),
+        format!("{base}/Users/{}", card.id).into(),
+    );
+    out.insert("meta".into(), Value::Object(meta));
+    out
+}
+
+/// The card's one value of a multi-valued attribute, changed by the API: the value the
+/// table picks takes it (its other sub-attributes dropped for an address, whose parts no
+/// longer hold), or goes with it; none picked, a new `work` value.
+fn one_value(u: &mut Map<String, Value>, attr: &str, types: &[&str], sub: &str, v: Option<&str>) {
+    let at = pick(u, attr, types).map(|(i, _)| i);
+    let items = u.entry(attr).or_insert_with(|| Value::Array(Vec::new()));
+    let Value::Array(items) = items else {
+        return;
+    };
+    match (at, v) {
+        (Some(i), Some(v)) => {
+            if let Some(Value::Object(item)) = items.get_mut(i) {
+                if sub == "formatted" {
+                    item.retain(|k, _| k == "type" || k == "primary");
+                }
+                item.insert(sub.into(), v.into());
+            }
+        }
+        (Some(i), None) => {
+            items.remove(i);
+        }
+        (None, Some(v)) => {
+            let mut item = Map::new();
+            item.insert(sub.into(), v.into());
+            item.insert("type".into(), "work".into());
+            item.insert("primary".into(), true.into());
+            items.push(Value::Object(item));
+        }
+        (None, None) => {}
+    }
+    if items.is_empty() {
+        u.remove(attr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::card::fixture;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    /// The card a create would store (as SQLite would hand it back).
+    fn card_of(user: Value) -> Card {
+        let input = create_input(&obj(user)).expect("valid user");
+        let p = input.fields().clone();
+        let mut card = fixture("[]");
+        card.first_name = p.first_name.clone().unwrap_or_default();
+        card.last_name = p.last_name.clone().unwrap_or_default();
+        card.title = format!("{} {}", card.first_name, card.last_name);
+        card.job_title = p.job_title.value().cloned();
+        card.company = p.company.value().cloned();
+        card.email = p.email.value().cloned();
+        card.phone = p.phone.value().cloned();
+        card.address = p.address.value().cloned();
+        card.external_id = p.external_id.value().cloned();
+        card.language = p.language.clone().unwrap_or_else(|| "en".into());
+        card.status = p.status.unwrap_or(Status::Active);
+        card.scim_user_name = p.scim_user_name.value().cloned();
+        card.scim_user = p.scim_user.value().cloned();
+        card
+    }
+
+    fn read(card: &Card) -> Value {
+        let mut u = to_user(card, "https://x.example/scim/v2");
+        u.remove("meta");
+        Value::Object(u)
+    }
+
+    #[test]
+    fn a_user_reads_back_as_written() {
+        let user = json!({
+            "schemas": [USER, ENTERPRISE],
+            "userName": "ada@example.com", "externalId": "e-1",
+            "name": {"givenName": "Ada", "familyName": "Lovelace", "formatted": "Ada L."},
+            "displayName": "Countess", "title": "Analyst", "preferredLanguage": "de-AT",
+            "active": false,
+            "emails": [{"value": "home@example.com", "type": "home", "primary": false},
+                       {"value": "ada@example.com", "type": "work"}],
+            "phoneNumbers": [{"value": "0123 45", "type": "mobile", "primary": false}],
+            "addresses": [{"streetAddress": "1 Main St", "locality": "London", "type": "work"}],
+            (ENTERPRISE): {"organization": "Engines"},
+            "password": "never kept", "nickName": "not kept"
+        });
+        let card = card_of(user.clone());
+        assert_eq!(
+            (card.first_name.as_str(), card.last_name.as_str()),
+            ("Ada", "Lovelace")
+        );
+        assert_eq!(
+            card.email.as_deref(),
+            Some("ada@example.com"),
+            "the first work one"
+        );
+        assert_eq!(card.phone.as_deref(), Some("0123 45"));
+        assert_eq!(card.address.as_deref(), Some("1 Main St, London"));
+        assert_eq!(
+            (card.language.as_str(), card.status),
+            ("de", Status::Archived)
+        );
+        assert_eq!(card.company.as_deref(), Some("Engines"));
+        let mut expected = user;
+        let e = expected.as_object_mut().unwrap();
+        e.remove("password");
+        e.remove("nickName");
+        e.insert("id".into(), json!("1"));
+        assert_eq!(read(&card), expected);
+    }
+
+    #[test]
+    fn names_come_from_name_else_display_name_else_user_name() {
+        let c = card_of(json!({"userName": "x", "displayName": "Mary Ann Smith"}));
+        assert_eq!(
+            (c.first_name.as_str(), c.last_name.as_str()),
+            ("Mary Ann", "Smith")
+        );
+        let c = card_of(json!({"userName": "jo.doe@example.com"}));
+        assert_eq!(
+            (c.first_name.as_str(), c.last_name.as_str()),
+            ("jo.doe", "jo.doe")
+        );
+        let u = read(&c);
+        assert!(u.get("name").is_none(), "no name was written: {u}");
+        assert!(
+            u.get("active").is_none() && u.get("preferredLanguage").is_none(),
+            "{u}"
+        );
+    }
+
+    #[test]
+    fn changes_through_the_api_show() {
+        let mut c = card_of(
+            json!({"userName": "u", "emails": [{"value": "a@example.com",
+            "type": "work", "primary": true}], "title": "T"}),
+        );
+        c.email = Some("b@example.com".into());
+        c.job_title = None;
+        c.first_name = "New".into();
+        c.status = Status::Archived;
+        c.language = "fr".into();
+        let u = read(&c);
+        assert_eq!(
+            u["emails"],
+            json!([{"value": "b@example.com", "type": "work", "primary": true}])
+        );
+        assert!(u.get("title").is_none());
+        assert_eq!(u["name"]["givenName"], "New");
+        assert_eq!(
+            (u["active"].clone(), u["preferredLanguage"].clone()),
+            (json!(false), json!("fr"))
+        );
+    }
+
+    #[test]
+    fn a_card_scim_never_wrote_is_a_user_too() {
+        let mut c = fixture("[]");
+        c.first_name = "Bo".into();
+        c.last_name = "Li".into();
+        c.title = "Bo Li".into();
+        c.email = Some("bo@example.com".into());
+        c.language = "en".into();
+        let u = read(&c);
+        assert_eq!(u["userName"], "bo@example.com");
+        assert_eq!(u["displayName"], "Bo Li");
+        assert_eq!(u["name"], json!({"givenName": "Bo", "familyName": "Li"}));
+        assert_eq!(u["emails"][0]["value"], "bo@example.com");
+    }
+
+    #[test]
+    fn put_clears_what_is_absent_and_keeps_entra_shapes() {
+        let p = replace_patch(&obj(json!({"UserName": "u", "ACTIVE": "False",
+            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:organization": "Org"})))
+        .unwrap();
+        assert_eq!(p.status, Some(Status::Archived));
+        assert_eq!(p.company, Field::Set("Org".into()));
+        assert_eq!(p.job_title, Field::Null);
+        assert_eq!(p.email, Field::Null);
+        assert_eq!(p.external_id, Field::Null);
+        assert_eq!(p.language.as_deref(), Some("en"));
+        assert_eq!(p.scim_user_name, Field::Set("u".into()));
+    }
+
+    #[test]
+    fn card_rules_give_invalid_value_naming_the_attribute() {
+        let e = create_input(&obj(
+            json!({"userName": "u", "emails": [{"value": "nope"}]}),
+        ))
+        .unwrap_err();
+        assert_eq!((e.status, e.scim_type), (400, Some("invalidValue")));
+        assert!(e.detail.starts_with("emails: "), "{}", e.detail);
+        let e = create_input(&obj(
+            json!({"userName": "u", "phoneNumbers": [{"value": "abc"}]}),
+        ))
+        .unwrap_err();
+        assert!(e.detail.starts_with("phoneNumbers: "), "{}", e.detail);
+        let e = create_input(&obj(json!({"displayName": "x"}))).unwrap_err();
+        assert!(e.detail.contains("userName"));
+        let e = create_input(&obj(json!({"userName": "u", "active": "maybe"}))).unwrap_err();
+        assert!(e.detail.contains("active"));
+        let many: Vec<Value> = (0..11)
+            .map(|i| json!({"value": format!("{i}@x.example")}))
+            .collect();
+        assert!(create_input(&obj(json!({"userName": "u", "emails": many}))).is_err());
+    }
+}

@@ -174,6 +174,39 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
     ))
     .expect("two statements");
     assert_eq!(one::<Count>("cards::list_sql", count).n, 1);
+    // SCIM reads: one card, and a page of those a filter keeps (userName in any case).
+    let rows = db.exec("cards::one_sql", &cards::one_sql(acc, card_id));
+    assert_eq!(one::<CardRow>("cards::one_sql", rows).id, card_id);
+    assert!(db
+        .exec("cards::one_sql", &cards::one_sql(acc + 1, card_id))
+        .is_empty());
+    let by_name = |name: &str| {
+        cards::users_sql(
+            acc,
+            "scim_user_name = ?2 COLLATE NOCASE",
+            vec![name.into()],
+            0,
+            10,
+        )
+    };
+    let [count, page] =
+        <[Vec<Value>; 2]>::try_from(db.batch("cards::users_sql", &by_name("ada@EXAMPLE.com")))
+            .expect("two statements");
+    assert_eq!(one::<Count>("cards::users_sql", count).n, 1);
+    assert_eq!(decode::<CardRow>("cards::users_sql", page)[0].id, card_id);
+    let all = cards::users_sql(acc, "1", vec![], 1, 10);
+    let [count, page] =
+        <[Vec<Value>; 2]>::try_from(db.batch("cards::users_sql", &all)).expect("two");
+    assert_eq!(
+        one::<Count>("cards::users_sql", count).n,
+        2,
+        "the count ignores the page"
+    );
+    assert_eq!(
+        decode::<CardRow>("cards::users_sql", page).len(),
+        1,
+        "offset 1 of 2"
+    );
     // The other card of the account (made by `created`) cannot take either value.
     let other = 900;
     let taken = db.refused(

@@ -35,6 +35,15 @@ fn lists_range_over_their_indexes() {
             card_args("", ALL),
         ),
         vec![cards::id_by_external_sql(1, "crm-1")],
+        vec![cards::one_sql(1, 2)],
+        cards::users_sql(1, "1", vec![], 0, 100),
+        cards::users_sql(
+            1,
+            "scim_user_name = ?2 COLLATE NOCASE",
+            vec!["a@b.example".into()],
+            0,
+            100,
+        ),
         leads::list_sql(1, &LeadFilter::default(), page),
         leads::list_sql(
             1,

@@ -1,0 +1,376 @@
+//! The SCIM 2.0 service at `/scim/v2` (provisioning.md 2): Users are the account's cards.
+//! Every change runs through the card operations of `api::cards` (make, change, remove),
+//! so events, webhooks, the plan's coercions and the card limit are the API's. What is
+//! SCIM's own (the User shape, filters, PATCH, discovery) is pure: `domain::scim`.
+
+use serde_json::{Map, Value};
+use worker::{Request, Response};
+
+use super::cards;
+use crate::domain::card::Card;
+use crate::domain::principal::Principal;
+use crate::domain::scim::filter::{self, SqlArg};
+use crate::domain::scim::{attributes, discovery, patch, user, ScimError, LIST, MAX_RESULTS};
+use crate::domain::token::Scope;
+use crate::http::body::object_of;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::json::scim_response;
+use crate::http::params::{path_id, query};
+use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
+use crate::http::App;
+use crate::store::cards as store;
+use crate::store::SqlValue;
+
+/// A SCIM request's operation; ids are already parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    ListUsers,
+    /// `POST /.search` and `POST /Users/.search` (RFC 7644 3.4.3): a list whose
+    /// parameters are in the body.
+    Search,
+    CreateUser,
+    GetUser(i64),
+    ReplaceUser(i64),
+    PatchUser(i64),
+    DeleteUser(i64),
+    /// A Users path whose id is no card id: 404 once admitted, like any missing User.
+    NoUser,
+    ServiceProviderConfig,
+    ResourceTypes,
+    /// `/ResourceTypes/{name}` and `/Schemas/{id}`: the name is read from the path.
+    ResourceType,
+    Schemas,
+    Schema,
+}
+
+impl Op {
+    /// The operation's name, for logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::ListUsers => "scimListUsers",
+            Op::Search => "scimSearch",
+            Op::CreateUser => "scimCreateUser",
+            Op::GetUser(_) | Op::NoUser => "scimGetUser",
+            Op::ReplaceUser(_) => "scimReplaceUser",
+            Op::PatchUser(_) => "scimPatchUser",
+            Op::DeleteUser(_) => "scimDeleteUser",
+            Op::ServiceProviderConfig => "scimServiceProviderConfig",
+            Op::ResourceTypes | Op::ResourceType => "scimResourceTypes",
+            Op::Schemas | Op::Schema => "scimSchemas",
+        }
+    }
+
+    /// Whether it changes something (a moving account's writes wait; the token's next
+    /// reads start at the primary).
+    pub fn writes(self) -> bool {
+        match self {
+            Op::CreateUser | Op::ReplaceUser(_) | Op::PatchUser(_) | Op::DeleteUser(_) => true,
+            Op::ListUsers
+            | Op::Search
+            | Op::GetUser(_)
+            | Op::NoUser
+            | Op::ServiceProviderConfig
+            | Op::ResourceTypes
+            | Op::ResourceType
+            | Op::Schemas
+            | Op::Schema => false,
+        }
+    }
+}
+
+/// Every operation needs the `scim` scope, discovery included (the documents describe
+/// the account's service).
+pub const SCOPES: &[Scope] = &[Scope::Scim];
+
+fn user(holes: &[&str], op: fn(i64) -> Op) -> Op {
+    holes
+        .first()
+        .and_then(|s| path_id(s))
+        .map_or(Op::NoUser, op)
+}
+
+/// Every path of `/scim/v2` and the methods it answers. Groups are not offered: like any
+/// other path, `/Groups` is a 404 (with a SCIM error body).
+const PATHS: &[Path<Op>] = &[
+    Path {
+        segs: &[Lit("Users")],
+        methods: &[("GET", |_| Op::ListUsers), ("POST", |_| Op::CreateUser)],
+    },
+    Path {
+        segs: &[Lit("Users"), Lit(".search")],
+        methods: &[("POST", |_| Op::Search)],
+    },
+    Path {
+        segs: &[Lit(".search")],
+        methods: &[("POST", |_| Op::Search)],
+    },
+    Path {
+        segs: &[Lit("Users"), Hole],
+        methods: &[
+            ("GET", |h| user(h, Op::GetUser)),
+            ("PUT", |h| user(h, Op::ReplaceUser)),
+            ("PATCH", |h| user(h, Op::PatchUser)),
+            ("DELETE", |h| user(h, Op::DeleteUser)),
+        ],
+    },
+    Path {
+        segs: &[Lit("ServiceProviderConfig")],
+        methods: &[("GET", |_| Op::ServiceProviderConfig)],
+    },
+    Path {
+        segs: &[Lit("ResourceTypes")],
+        methods: &[("GET", |_| Op::ResourceTypes)],
+    },
+    Path {
+        segs: &[Lit("ResourceTypes"), Hole],
+        methods: &[("GET", |_| Op::ResourceType)],
+    },
+    Path {
+        segs: &[Lit("Schemas")],
+        methods: &[("GET", |_| Op::Schemas)],
+    },
+    Path {
+        segs: &[Lit("Schemas"), Hole],
+        methods: &[("GET", |_| Op::Schema)],
+    },
+];
+
+/// Matches `/scim/v2/...` segments: unknown paths 404, other methods 405, before
+/// authentication.
+pub fn match_scim(method: &str, segments: &[&str]) -> ApiResult<Op> {
+    paths::find(PATHS, method, segments)
+}
+
+/// An admitted request's answer.
+pub async fn handle(app: &App, p: &Principal, mut req: Request, op: Op) -> ApiResult<Response> {
+    crate::auth::authorize(p, SCOPES)?;
+    let base = format!("{}/scim/v2", app.base_url.trim_end_matches('/'));
+    let path = req.path();
+    let last = path.rsplit('/').next().unwrap_or_default().to_string();
+    let body = match op {
+        Op::Search => object_of(&req.bytes().await?)?,
+        op if op.writes() => object_of(&req.bytes().await?)?,
+        _ => Map::new(),
+    };
+    let found = |doc: Option<Value>| {
+        doc.map(|d| scim_response(200, &d))
+            .ok_or_else(|| ScimError::new(404, None, format!("No {last} here.")).into())
+    };
+    match op {
+        Op::ServiceProviderConfig => Ok(scim_response(
+            200,
+            &discovery::service_provider_config(&base),
+        )),
+        Op::ResourceTypes => Ok(scim_response(200, &discovery::resource_types(&base))),
+        Op::ResourceType => found(discovery::resource_type(&last, &base)),
+        Op::Schemas => Ok(scim_response(200, &discovery::schemas(&base))),
+        Op::Schema => found(discovery::schema(&last, &base)),
+        Op::ListUsers => list(app, p, Listing::of_query(&req)?, &base).await,
+        Op::Search => list(app, p, Listing::of_body(&body)?, &base).await,
+        Op::GetUser(id) => {
+            let card = one(app, p, id).await?;
+            Ok(shown(&card, &base, &req, 200))
+        }
+        Op::NoUser => Err(not_found()),
+        Op::CreateUser => {
+            let card = cards::make(app, p, user::create_input(&body)?).await?;
+            let mut resp = shown(&card, &base, &req, 201);
+            let _ = resp
+                .headers_mut()
+                .set("Location", &format!("{base}/Users/{}", card.id));
+            Ok(resp)
+        }
+        Op::ReplaceUser(id) => {
+            let patch = user::replace_patch(&body)?;
+            let card = cards::change(app, p, id, patch, None).await?;
+            Ok(shown(&card.ok_or_else(not_found)?, &base, &req, 200))
+        }
+        Op::PatchUser(id) => patched(app, p, id, &body, &base, &req).await,
+        Op::DeleteUser(id) => {
+            cards::remove(app, p, id).await.map_err(|e| match e {
+                ApiError::NotFound => not_found(),
+                e => e,
+            })?;
+            Ok(Response::empty()?.with_status(204))
+        }
+    }
+}
+
+fn not_found() -> ApiError {
+    ScimError::new(404, None, "No such User in this account.").into()
+}
+
+/// The account's card of a User id.
+async fn one(app: &App, p: &Principal, id: i64) -> ApiResult<Card> {
+    store::one(&*app.db()?, p.account_id, id)
+        .await?
+        .ok_or_else(not_found)
+}
+
+/// A User as the request's `attributes` / `excludedAttributes` ask for it.
+fn shown(card: &Card, base: &str, req: &Request, status: u16) -> Response {
+    let q = query(req);
+    let mut u = user::to_user(card, base);
+    attributes::project(
+        &mut u,
+        q.get("attributes").map(String::as_str),
+        q.get("excludedAttributes").map(String::as_str),
+    );
+    scim_response(status, &Value::Object(u))
+}
+
+/// PATCH: the operations applied to the User as it is, then written as a PUT of the
+/// result would be, if the card did not change meanwhile (else read and applied again).
+async fn patched(
+    app: &App,
+    p: &Principal,
+    id: i64,
+    body: &Map<String, Value>,
+    base: &str,
+    req: &Request,
+) -> ApiResult<Response> {
+    let ops = Value::Object(body.clone());
+    for _ in 0..3 {
+        let card = one(app, p, id).await?;
+        let mut u = user::to_user(&card, base);
+        patch::apply(&mut u, &ops)?;
+        let write = user::replace_patch(&u)?;
+        if let Some(card) = cards::change(app, p, id, write, Some(card.updated_at)).await? {
+            return Ok(shown(&card, base, req, 200));
+        }
+    }
+    Err(ScimError::new(
+        409,
+        None,
+        "The User kept changing meanwhile; retry the request.",
+    )
+    .into())
+}
+
+/// What a list asks for: RFC 7644 3.4.2 (query) and 3.4.3 (a search's body).
+struct Listing {
+    filter: Option<String>,
+    start: i64,
+    count: i64,
+    attributes: Option<String>,
+    excluded: Option<String>,
+}
+
+impl Listing {
+    /// RFC 7644 3.4.2.4: a `startIndex` below 1 reads as 1, a negative `count` as 0, and
+    /// the most a page holds is [`MAX_RESULTS`] (also the default).
+    fn new(
+        filter: Option<String>,
+        start: Option<i64>,
+        count: Option<i64>,
+        attributes: Option<String>,
+        excluded: Option<String>,
+    ) -> Listing {
+        Listing {
+            filter: filter.filter(|f| !f.trim().is_empty()),
+            start: start.unwrap_or(1).max(1),
+            count: count.unwrap_or(MAX_RESULTS).clamp(0, MAX_RESULTS),
+            attributes,
+            excluded,
+        }
+    }
+
+    fn of_query(req: &Request) -> ApiResult<Listing> {
+        let q = query(req);
+        let number = |name: &str| -> ApiResult<Option<i64>> {
+            match q.get(name).map(|v| v.trim()) {
+                None | Some("") => Ok(None),
+                Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
+                    ScimError::invalid_value(format!("{name} must be an integer, not \"{v}\"."))
+                        .into()
+                }),
+            }
+        };
+        Ok(Listing::new(
+            q.get("filter").cloned(),
+            number("startIndex")?,
+            number("count")?,
+            q.get("attributes").cloned(),
+            q.get("excludedAttributes").cloned(),
+        ))
+    }
+
+    fn of_body(body: &Map<String, Value>) -> ApiResult<Listing> {
+        let field = |name: &str| {
+            body.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v)
+        };
+        let number = |name: &str| -> ApiResult<Option<i64>> {
+            match field(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v.as_i64().map(Some).ok_or_else(|| {
+                    ScimError::invalid_value(format!("{name} must be an integer.")).into()
+                }),
+            }
+        };
+        // Attribute lists are arrays of names in a search, comma-separated in a query.
+        let names = |name: &str| match field(name) {
+            Some(Value::Array(items)) => Some(
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let filter = field("filter").and_then(Value::as_str).map(str::to_string);
+        Ok(Listing::new(
+            filter,
+            number("startIndex")?,
+            number("count")?,
+            names("attributes"),
+            names("excludedAttributes"),
+        ))
+    }
+}
+
+/// `GET /Users` and searches: oldest card first, so pages stay put while cards change.
+async fn list(app: &App, p: &Principal, l: Listing, base: &str) -> ApiResult<Response> {
+    let sql = match &l.filter {
+        Some(text) => Some(filter::parse(text)?.to_sql(store::USERS_FIRST_PARAM)?),
+        None => None,
+    };
+    let (clause, args) = match &sql {
+        Some(f) => (
+            f.sql.as_str(),
+            f.args
+                .iter()
+                .map(|a| match a {
+                    SqlArg::Text(t) => SqlValue::Text(t.clone()),
+                    SqlArg::Int(i) => SqlValue::Int(*i),
+                })
+                .collect(),
+        ),
+        None => ("1", Vec::new()),
+    };
+    let (cards, total) = store::users(
+        &*app.db()?,
+        p.account_id,
+        clause,
+        args,
+        l.start - 1,
+        l.count,
+    )
+    .await?;
+    let mut resources = Vec::with_capacity(cards.len());
+    for card in &cards {
+        let mut u = user::to_user(card, base);
+        attributes::project(&mut u, l.attributes.as_deref(), l.excluded.as_deref());
+        resources.push(Value::Object(u));
+    }
+    let mut body = Map::new();
+    body.insert("schemas".into(), Value::from(vec![LIST]));
+    body.insert("totalResults".into(), total.into());
+    body.insert("startIndex".into(), l.start.into());
+    body.insert("itemsPerPage".into(), resources.len().into());
+    body.insert("Resources".into(), resources.into());
+    Ok(scim_response(200, &Value::Object(body)))
+}
