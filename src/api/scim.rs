@@ -374,3 +374,52 @@ async fn list(app: &App, p: &Principal, l: Listing, base: &str) -> ApiResult<Res
     body.insert("Resources".into(), resources.into());
     Ok(scim_response(200, &Value::Object(body)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::scim::USER;
+    use crate::http::paths::{assert_allow_matches_routing, example};
+
+    #[test]
+    fn routes() {
+        let r = |m, p: &[&str]| match_scim(m, p).unwrap();
+        assert_eq!(r("GET", &["Users"]), Op::ListUsers);
+        assert_eq!(r("POST", &["Users"]), Op::CreateUser);
+        assert_eq!(r("PATCH", &["Users", "7"]), Op::PatchUser(7));
+        assert_eq!(r("DELETE", &["Users", "x"]), Op::NoUser);
+        assert_eq!(r("POST", &["Users", ".search"]), Op::Search);
+        assert_eq!(r("POST", &[".search"]), Op::Search);
+        assert_eq!(r("GET", &["Schemas", USER]), Op::Schema);
+        // Groups are not offered: no path, a 404 (the router gives it a SCIM body).
+        assert!(matches!(
+            match_scim("GET", &["Groups"]),
+            Err(ApiError::NotFound)
+        ));
+        // Discovery is read-only: 405 with the methods it answers.
+        assert!(matches!(
+            match_scim("POST", &["ServiceProviderConfig"]),
+            Err(ApiError::MethodNotAllowed(allow)) if allow == "GET"
+        ));
+        for op in [
+            Op::CreateUser,
+            Op::ReplaceUser(1),
+            Op::PatchUser(1),
+            Op::DeleteUser(1),
+        ] {
+            assert!(op.writes(), "{op:?}");
+        }
+        assert!(!Op::Search.writes() && !Op::ListUsers.writes());
+    }
+
+    #[test]
+    fn allow_lists_exactly_the_methods_that_route() {
+        for path in PATHS {
+            for hole in ["7", "x"] {
+                let segments = example(path, hole);
+                let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+                assert_allow_matches_routing(path, &segments, match_scim, |_| true);
+            }
+        }
+    }
+}

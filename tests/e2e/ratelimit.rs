@@ -209,7 +209,8 @@ fn openapi_document_is_published_without_auth() {
             "redeliverEvent",
             "rotateWebhookSecret",
             "updateCard",
-            "updateWebhook"
+            "updateWebhook",
+            "upsertCard"
         ]
     );
     // The payload a webhook receives, with its signature headers (OpenAPI 3.1 webhooks).
