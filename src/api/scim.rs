@@ -12,7 +12,6 @@ use crate::domain::principal::Principal;
 use crate::domain::scim::filter::{self, SqlArg};
 use crate::domain::scim::{attributes, discovery, patch, user, ScimError, LIST, MAX_RESULTS};
 use crate::domain::token::Scope;
-use crate::http::body::object_of;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::json::scim_response;
 use crate::http::params::{path_id, query};
@@ -60,8 +59,13 @@ impl Op {
         }
     }
 
+    /// Whether it reads a JSON body: the writes and a search.
+    pub fn reads_body(self) -> bool {
+        self.writes() || self == Op::Search
+    }
+
     /// Whether it changes something (a moving account's writes wait; the token's next
-    /// reads start at the primary).
+    /// reads start at the primary; an `Idempotency-Key` runs it once).
     pub fn writes(self) -> bool {
         match self {
             Op::CreateUser | Op::ReplaceUser(_) | Op::PatchUser(_) | Op::DeleteUser(_) => true,
@@ -141,17 +145,18 @@ pub fn match_scim(method: &str, segments: &[&str]) -> ApiResult<Op> {
     paths::find(PATHS, method, segments)
 }
 
-/// An admitted request's answer.
-pub async fn handle(app: &App, p: &Principal, mut req: Request, op: Op) -> ApiResult<Response> {
-    crate::auth::authorize(p, SCOPES)?;
+/// An admitted request's answer; `body` is the request's JSON object (empty when the
+/// operation reads none).
+pub async fn handle(
+    app: &App,
+    p: &Principal,
+    req: &Request,
+    op: Op,
+    body: &Map<String, Value>,
+) -> ApiResult<Response> {
     let base = format!("{}/scim/v2", app.base_url.trim_end_matches('/'));
     let path = req.path();
     let last = path.rsplit('/').next().unwrap_or_default().to_string();
-    let body = match op {
-        Op::Search => object_of(&req.bytes().await?)?,
-        op if op.writes() => object_of(&req.bytes().await?)?,
-        _ => Map::new(),
-    };
     let found = |doc: Option<Value>| {
         doc.map(|d| scim_response(200, &d))
             .ok_or_else(|| ScimError::new(404, None, format!("No {last} here.")).into())
@@ -165,27 +170,27 @@ pub async fn handle(app: &App, p: &Principal, mut req: Request, op: Op) -> ApiRe
         Op::ResourceType => found(discovery::resource_type(&last, &base)),
         Op::Schemas => Ok(scim_response(200, &discovery::schemas(&base))),
         Op::Schema => found(discovery::schema(&last, &base)),
-        Op::ListUsers => list(app, p, Listing::of_query(&req)?, &base).await,
-        Op::Search => list(app, p, Listing::of_body(&body)?, &base).await,
+        Op::ListUsers => list(app, p, Listing::of_query(req)?, &base).await,
+        Op::Search => list(app, p, Listing::of_body(body)?, &base).await,
         Op::GetUser(id) => {
             let card = one(app, p, id).await?;
-            Ok(shown(&card, &base, &req, 200))
+            Ok(shown(&card, &base, req, 200))
         }
         Op::NoUser => Err(not_found()),
         Op::CreateUser => {
-            let card = cards::make(app, p, user::create_input(&body)?).await?;
-            let mut resp = shown(&card, &base, &req, 201);
+            let card = cards::make(app, p, user::create_input(body)?).await?;
+            let mut resp = shown(&card, &base, req, 201);
             let _ = resp
                 .headers_mut()
                 .set("Location", &format!("{base}/Users/{}", card.id));
             Ok(resp)
         }
         Op::ReplaceUser(id) => {
-            let patch = user::replace_patch(&body)?;
+            let patch = user::replace_patch(body)?;
             let card = cards::change(app, p, id, patch, None).await?;
-            Ok(shown(&card.ok_or_else(not_found)?, &base, &req, 200))
+            Ok(shown(&card.ok_or_else(not_found)?, &base, req, 200))
         }
-        Op::PatchUser(id) => patched(app, p, id, &body, &base, &req).await,
+        Op::PatchUser(id) => patched(app, p, id, body, &base, req).await,
         Op::DeleteUser(id) => {
             cards::remove(app, p, id).await.map_err(|e| match e {
                 ApiError::NotFound => not_found(),

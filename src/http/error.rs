@@ -183,6 +183,8 @@ impl ApiError {
             ApiError::Validation(e) if e.broke("external_id", Rule::Taken) => {
                 ScimError::uniqueness("Another user of this account has this externalId.")
             }
+            // A body that is no JSON object.
+            ApiError::Validation(e) if e.has("body") => ScimError::invalid_syntax(self.message()),
             ApiError::Validation(_) => ScimError::invalid_value(self.message()),
             _ => ScimError::new(self.status(), None, self.message()),
         };

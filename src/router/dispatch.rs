@@ -2,7 +2,7 @@
 //! borrow the request, so the early read (before the gate answers) needs no copy of it;
 //! writes run once per `Idempotency-Key`.
 
-use serde_json::Map;
+use serde_json::{Map, Value};
 use worker::{Request, Response};
 
 use super::route::{Answer, Body, Read, Route, Write};
@@ -27,7 +27,7 @@ pub async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> A
         }
         // Public: the router serves it before admission; a token changes nothing.
         Route::OpenApi => api::openapi::document(&req),
-        Route::Scim(op) => api::scim::handle(app, p, req, op).await,
+        Route::Scim(op) => scim(app, p, req, op).await,
     }
 }
 
@@ -64,19 +64,7 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
         Body::Ignored => Ok(Map::new()),
     };
     let path = req.path();
-    let target = key.map(|key| {
-        let sent = match &body {
-            Ok(object) => Sent::Object(object),
-            Err(_) => Sent::Unreadable(&bytes),
-        };
-        Target {
-            method: method(&req),
-            path: path.clone(),
-            key,
-            digest: fingerprint(app.config.token_pepper.as_bytes(), sent),
-            holds_secret: op.answer == Answer::Secret,
-        }
-    });
+    let target = key.map(|key| target(app, &req, key, &bytes, &body, op.answer));
     let run = async {
         let body = body?;
         match w {
@@ -94,6 +82,64 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
             Write::RotateWebhookSecret(id) => api::webhooks::rotate(app, p, id).await,
             Write::Redeliver(id, event) => api::webhooks::redeliver(app, p, id, event.text()).await,
         }
+    };
+    match target {
+        None => run.await,
+        Some(target) => api::idempotency::once(app, p, target, run).await,
+    }
+}
+
+/// The key a write is kept under (extensions.md 3): its request, and the body it sent
+/// (or the bytes that did not read as one).
+fn target(
+    app: &App,
+    req: &Request,
+    key: String,
+    bytes: &[u8],
+    body: &ApiResult<Map<String, Value>>,
+    answer: Answer,
+) -> Target {
+    let sent = match body {
+        Ok(object) => Sent::Object(object),
+        Err(_) => Sent::Unreadable(bytes),
+    };
+    Target {
+        method: method(req),
+        path: req.path(),
+        key,
+        digest: fingerprint(app.config.token_pepper.as_bytes(), sent),
+        holds_secret: answer == Answer::Secret,
+    }
+}
+
+/// A SCIM operation. Its writes run once per `Idempotency-Key` as the API's do; what is
+/// kept is the SCIM answer (errors in SCIM's shape).
+async fn scim(
+    app: &App,
+    p: &Principal,
+    mut req: Request,
+    op: api::scim::Op,
+) -> ApiResult<Response> {
+    auth::authorize(p, api::scim::SCOPES)?;
+    let bytes = match op.reads_body() {
+        true => req.bytes().await?,
+        false => Vec::new(),
+    };
+    let body = match op.reads_body() {
+        true => object_of(&bytes),
+        false => Ok(Map::new()),
+    };
+    let key = match op.writes() {
+        true => req.headers().get(HEADER).ok().flatten(),
+        false => None,
+    };
+    let target = key.map(|key| target(app, &req, key, &bytes, &body, Answer::Plain));
+    let run = async {
+        let answer = match body {
+            Ok(body) => api::scim::handle(app, p, &req, op, &body).await,
+            Err(e) => Err(e),
+        };
+        Ok(answer.unwrap_or_else(ApiError::into_scim_response))
     };
     match target {
         None => run.await,

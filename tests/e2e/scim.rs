@@ -724,3 +724,93 @@ fn scim_errors_and_auth() {
     let all = scim_json(&t.scim("GET", "/Users", None), 200);
     assert_list(&all, 1, 1, 1);
 }
+
+/// provisioning.md 2: filters (more than `eq`, with `and`/`or`/`not`), paging with
+/// `startIndex` and `count`, `attributes` on lists, and `POST /.search` give the same page.
+#[test]
+fn filters_and_paging() {
+    let t = idp();
+    let tag = unique();
+    for (i, title) in ["Engineer", "Engineer", "Designer"].iter().enumerate() {
+        let body = json!({"schemas": [CORE], "userName": format!("{tag}-{i}@example.com"),
+            "name": {"givenName": format!("G{i}"), "familyName": "F"}, "title": title,
+            "emails": [{"value": format!("{tag}-{i}@example.com"), "type": "work", "primary": true}]});
+        scim_json(&t.scim("POST", "/Users", Some(&body)), 201);
+    }
+    let list = |filter: &str, rest: &str| {
+        let path = format!("/Users?filter={}{rest}", enc(filter));
+        scim_json(&t.scim("GET", &path, None), 200)
+    };
+    let mine = format!("userName sw \"{tag}\"");
+    assert_list(&list(&mine, ""), 3, 1, 3);
+    let engineers = list(&format!("{mine} and title eq \"engineer\""), "");
+    assert_list(&engineers, 2, 1, 2);
+    let not = list(&format!("{mine} and not (title eq \"Engineer\")"), "");
+    assert_eq!(assert_list(&not, 1, 1, 1)[0]["title"], "Designer");
+    let either = list(
+        &format!("userName eq \"{tag}-0@EXAMPLE.com\" or emails.value eq \"{tag}-2@example.com\""),
+        "",
+    );
+    assert_list(&either, 2, 1, 2);
+    // Pages of one, oldest first; the total counts them all.
+    let second = list(&mine, "&startIndex=2&count=1&attributes=userName");
+    let page = assert_list(&second, 3, 2, 1);
+    assert_eq!(page[0]["userName"], format!("{tag}-1@example.com"));
+    assert!(
+        page[0].get("title").is_none(),
+        "attributes=userName: {}",
+        page[0]
+    );
+    assert_list(&list(&mine, "&count=0"), 3, 1, 0);
+    // The same search as a POST (RFC 7644 3.4.3).
+    let search = json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+        "filter": mine, "startIndex": 2, "count": 1, "attributes": ["userName"]});
+    let found = scim_json(&t.scim("POST", "/Users/.search", Some(&search)), 200);
+    assert_eq!(found, second);
+    // Bad paging values are errors, not defaults.
+    let r = t.scim("GET", "/Users?count=many", None);
+    assert_scim_error(&r, 400, Some("invalidValue"));
+}
+
+/// provisioning.md 2: a SCIM change is a card change: an `Idempotency-Key` runs it once
+/// (the replay is the first SCIM answer), it is in the change feed, and the plan's card
+/// limit refuses a User as it refuses a card (403, a SCIM error).
+#[test]
+fn scim_writes_are_card_writes() {
+    let s = server();
+    let account = s.account("enterprise", json!({"card_limit": 1}));
+    let token = s.token(account, &["scim", "cards:read"]);
+    let post = |user: &str, key: &str| {
+        let body = json!({"schemas": [CORE], "userName": user}).to_string();
+        call(
+            "POST",
+            &format!("{}/scim/v2/Users", s.base),
+            Some(&token),
+            Some(&body),
+            &[
+                ("Content-Type", "application/scim+json"),
+                ("Idempotency-Key", key),
+            ],
+        )
+    };
+    let first = post("one@example.com", "scim-1");
+    let made = scim_json(&first, 201);
+    let again = post("one@example.com", "scim-1");
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(scim_json(&again, 201), made, "the first answer again");
+    assert_eq!(again.header("location"), first.header("location"));
+    let feed = s.call("GET", "/api/v1/events", Some(&token), None).json();
+    let created: Vec<&Value> = feed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "card.created")
+        .collect();
+    assert_eq!(created.len(), 1, "one card, one event: {feed}");
+    assert_eq!(
+        created[0]["data"]["object"]["id"].to_string(),
+        made["id"].as_str().unwrap()
+    );
+    let refused = post("two@example.com", "scim-2");
+    assert_scim_error(&refused, 403, None);
+}

@@ -109,6 +109,54 @@ fn lists_range_over_their_indexes() {
     }
 }
 
+/// Every SCIM filter the service compiles (domain::scim::filter) is SQL SQLite takes with
+/// the arguments bound, stays within the account's rows by an index, and a `userName`
+/// lookup (what Entra ID and Okta send before every create) uses its unique index.
+#[test]
+fn scim_filters_compile_to_indexed_sql() {
+    use crate::domain::scim::filter::{parse, SqlArg};
+    let mut db = Db::new();
+    let filters = [
+        r#"userName eq "a@b.example""#,
+        r#"userName ne "a" and userName co "b" or userName sw "c" or userName ew "d""#,
+        r#"externalId eq "E" and not (externalId pr)"#,
+        r#"emails.value eq "a@b.example" or emails[type eq "work" and value co "@b"]"#,
+        r#"emails[type eq "work"].value eq "a@b.example""#,
+        r#"displayName eq "Ada" and name.givenName gt "A" and name.familyName le "Z""#,
+        r#"title pr and active eq true and id eq "7" and id ne "x""#,
+        r#"meta.created ge "2026-01-01T00:00:00Z" and meta.lastModified lt "2027-01-01T00:00:00.000Z""#,
+    ];
+    for text in filters {
+        let f = parse(text)
+            .and_then(|f| f.to_sql(cards::USERS_FIRST_PARAM))
+            .unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        let args = f
+            .args
+            .iter()
+            .map(|a| match a {
+                SqlArg::Text(t) => SqlValue::Text(t.clone()),
+                SqlArg::Int(i) => SqlValue::Int(*i),
+            })
+            .collect::<Vec<_>>();
+        let stmts = cards::users_sql(1, &f.sql, args, 0, 100);
+        db.batch("cards::users_sql", &stmts);
+        for stmt in &stmts {
+            let (plan, text) = query_plan(&mut db, stmt);
+            assert!(
+                !plan
+                    .iter()
+                    .any(|d| d.starts_with("SCAN ") && !d.contains(" USING ")),
+                "a full scan:\n{}\n{text}",
+                stmt.sql
+            );
+        }
+        if text.starts_with("userName eq") {
+            let (_, plan) = query_plan(&mut db, &stmts[1]);
+            assert!(plan.contains("cards_account_user_name"), "{plan}");
+        }
+    }
+}
+
 /// A move's pages, counts and deletions reach the account's rows by an index, and pages
 /// need no sort of every row of the account (cards excepted: an account has few, and
 /// their index is by update time).
