@@ -122,10 +122,22 @@ pub fn project(user: &mut Map<String, Value>, attributes: Option<&str>, excluded
                         }
                     }
                 };
-                match user.get_mut(&key) {
-                    Some(Value::Array(items)) => items.iter_mut().for_each(drop),
-                    Some(v) => drop(v),
-                    None => {}
+                let empty = |v: &Value| v.as_object().is_some_and(Map::is_empty);
+                let gone = match user.get_mut(&key) {
+                    Some(Value::Array(items)) => {
+                        items.iter_mut().for_each(drop);
+                        items.retain(|v| !empty(v));
+                        items.is_empty()
+                    }
+                    Some(v) => {
+                        drop(v);
+                        empty(v)
+                    }
+                    None => false,
+                };
+                // An attribute with nothing left is absent, not `{}` or `[]` (RFC 7643 2.5).
+                if gone {
+                    user.remove(&key);
                 }
             }
         }
@@ -186,5 +198,24 @@ mod tests {
         let mut u = user();
         project(&mut u, Some(" "), None);
         assert_eq!(u, user(), "an empty list asks for nothing in particular");
+    }
+
+    /// `meta` is `returned: default` (RFC 7643 3.1), so `attributes` may leave it out;
+    /// URNs and names match in any case.
+    #[test]
+    fn meta_is_default_and_urns_match_in_any_case() {
+        let mut u = user();
+        project(&mut u, Some("userName"), None);
+        assert_eq!(keys(&u), ["id", "schemas", "userName"]);
+        let mut u = user();
+        project(&mut u, Some("META.resourceType"), None);
+        assert_eq!(u["meta"], json!({"resourceType": "User"}));
+        let mut u = user();
+        let urn = ENTERPRISE.to_lowercase();
+        project(&mut u, None, Some(&format!("{urn}:Organization, EMAILS")));
+        assert!(u.get(ENTERPRISE).is_none() && u.get("emails").is_none());
+        let mut u = user();
+        project(&mut u, None, Some("name.givenName,name.familyName"));
+        assert!(u.get("name").is_none(), "nothing left of it");
     }
 }

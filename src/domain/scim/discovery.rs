@@ -1,7 +1,8 @@
 //! The discovery documents (RFC 7643 5-7, RFC 7644 4): what the service supports, exactly.
-//! They are data, kept as JSON (`discovery.json`) with `{base}` where the service's URL
-//! goes; tests hold them to the code they describe (the attribute table of
-//! [`super::user::ATTRIBUTES`], the page size, the language codes).
+//! They are data, kept as compact JSON (`discovery.json`: no bytes of the upload spent on
+//! indentation) with `{base}` where the service's URL goes; tests hold them to the code
+//! they describe (the attribute table of [`super::user::ATTRIBUTES`], the page size, the
+//! language codes).
 
 use serde_json::{Map, Value};
 
@@ -134,5 +135,51 @@ mod tests {
             .find(|a| a["name"] == "preferredLanguage")
             .unwrap();
         assert_eq!(language["canonicalValues"], serde_json::json!(LANGUAGES));
+    }
+
+    /// RFC 7643 7: every attribute states its characteristics (a client must not guess
+    /// them), strings their caseExact, and only complex ones have sub-attributes.
+    #[test]
+    fn every_attribute_states_its_characteristics() {
+        for id in [USER, ENTERPRISE] {
+            let s = schema(id, BASE).unwrap();
+            let mut stack: Vec<Value> = s["attributes"].as_array().unwrap().clone();
+            while let Some(a) = stack.pop() {
+                for key in [
+                    "name",
+                    "type",
+                    "multiValued",
+                    "required",
+                    "mutability",
+                    "returned",
+                    "uniqueness",
+                ] {
+                    assert!(a.get(key).is_some(), "{key} of {a}");
+                }
+                assert_eq!(a["type"] == "string", a.get("caseExact").is_some(), "{a}");
+                assert_eq!(
+                    a["type"] == "complex",
+                    a.get("subAttributes").is_some(),
+                    "{a}"
+                );
+                assert_eq!(a["mutability"], "readWrite", "{a}");
+                stack.extend(a["subAttributes"].as_array().cloned().unwrap_or_default());
+            }
+        }
+        let user = schema(USER, BASE).unwrap();
+        let user_name = &user["attributes"][0];
+        assert_eq!(user_name["name"], "userName");
+        assert_eq!(
+            (
+                &user_name["required"],
+                &user_name["uniqueness"],
+                &user_name["caseExact"]
+            ),
+            (
+                &Value::Bool(true),
+                &Value::from("server"),
+                &Value::Bool(false)
+            )
+        );
     }
 }

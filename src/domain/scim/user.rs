@@ -138,20 +138,13 @@ fn has_subs(attr: &str) -> bool {
 pub fn canonical(user: &Map<String, Value>) -> Result<Map<String, Value>, ScimError> {
     let mut out = Map::new();
     for (key, v) in user {
-        if let Some(sub) = key
-            .get(..ENTERPRISE.len())
-            .filter(|p| p.eq_ignore_ascii_case(ENTERPRISE))
-            .and_then(|_| key.get(ENTERPRISE.len() + 1..))
-        {
+        if let Some(sub) = strip_urn(key, ENTERPRISE) {
             let mut ext = Map::new();
             ext.insert(sub.to_string(), v.clone());
             merge_ext(&mut out, value_of(ENTERPRISE, None, &Value::Object(ext))?);
             continue;
         }
-        let key = key
-            .get(..USER.len() + 1)
-            .filter(|p| p[..USER.len()].eq_ignore_ascii_case(USER) && p.ends_with(':'))
-            .map_or(key.as_str(), |_| &key[USER.len() + 1..]);
+        let key = strip_urn(key, USER).unwrap_or(key);
         let Some(attr) = canonical_name(key) else {
             continue;
         };
@@ -168,6 +161,15 @@ pub fn canonical(user: &Map<String, Value>) -> Result<Map<String, Value>, ScimEr
         }
     }
     Ok(out)
+}
+
+/// `key` without its schema's `urn` and colon (`urn:...:User:title` is `title`), any case.
+/// Slices only at `get`-checked boundaries: a key is client input and may hold any UTF-8.
+fn strip_urn<'a>(key: &'a str, urn: &str) -> Option<&'a str> {
+    key.get(..urn.len())
+        .filter(|p| p.eq_ignore_ascii_case(urn))
+        .and_then(|_| key.get(urn.len()..))
+        .and_then(|rest| rest.strip_prefix(':'))
 }
 
 fn merge_ext(out: &mut Map<String, Value>, ext: Option<Value>) {
@@ -264,8 +266,21 @@ struct Mapped {
     email: Option<String>,
     phone: Option<String>,
     address: Option<String>,
-    language: String,
-    status: Status,
+    /// `None`: no `preferredLanguage`, or one whose language part is none of the codes.
+    language: Option<String>,
+    /// `None`: no `active`.
+    status: Option<Status>,
+}
+
+impl Mapped {
+    /// What a User without `preferredLanguage` / `active` is taken for by a new card.
+    fn language_or_default(&self) -> &str {
+        self.language.as_deref().unwrap_or(DEFAULT_LANGUAGE)
+    }
+
+    fn status_or_default(&self) -> Status {
+        self.status.unwrap_or(Status::Active)
+    }
 }
 
 /// Names when `name` gives none: displayName split at its last space, else userName's part
@@ -291,8 +306,7 @@ fn mapped(u: &Map<String, Value>) -> Mapped {
     let family = name.and_then(|n| sub_text(n, "familyName"));
     let language = text(u, "preferredLanguage")
         .map(|l| l.split(['-', '_']).next().unwrap_or(l).to_ascii_lowercase())
-        .filter(|l| is_language(l))
-        .unwrap_or_else(|| DEFAULT_LANGUAGE.to_string());
+        .filter(|l| is_language(l));
     Mapped {
         first: given.map_or(dfirst, str::to_string),
         last: family.map_or(dlast, str::to_string),
@@ -310,14 +324,21 @@ fn mapped(u: &Map<String, Value>) -> Mapped {
         address: pick(u, "addresses", ADDRESS_TYPES).and_then(|(_, a)| address_text(a)),
         language,
         status: match u.get("active") {
-            Some(Value::Bool(false)) => Status::Archived,
-            _ => Status::Active,
+            Some(Value::Bool(false)) => Some(Status::Archived),
+            Some(_) => Some(Status::Active),
+            None => None,
         },
     }
 }
 
 /// The card fields a User maps to, in the card API's names, for the card's own checks.
-fn card_body(u: &Map<String, Value>, external_id: Option<&str>) -> Map<String, Value> {
+/// A replace leaves out `language` and `status` when the User gives none (so they stay);
+/// a create takes their defaults.
+fn card_body(
+    u: &Map<String, Value>,
+    external_id: Option<&str>,
+    replace: bool,
+) -> Map<String, Value> {
     let m = mapped(u);
     let opt = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let mut b = Map::new();
@@ -328,8 +349,14 @@ fn card_body(u: &Map<String, Value>, external_id: Option<&str>) -> Map<String, V
     b.insert("email".into(), opt(m.email));
     b.insert("phone".into(), opt(m.phone));
     b.insert("address".into(), opt(m.address));
-    b.insert("language".into(), m.language.into());
-    b.insert("status".into(), m.status.as_str().into());
+    match (&m.language, replace) {
+        (Some(l), _) => b.insert("language".into(), l.clone().into()),
+        (None, false) => b.insert("language".into(), DEFAULT_LANGUAGE.into()),
+        (None, true) => None,
+    };
+    if let Some(s) = m.status {
+        b.insert("status".into(), s.as_str().into());
+    }
     b.insert(
         "external_id".into(),
         external_id.map_or(Value::Null, Value::from),
@@ -402,21 +429,22 @@ fn stored(w: &Written) -> (Field<String>, Field<String>) {
 /// `POST /Users`: the card to make.
 pub fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
     let w = written(user)?;
-    let body = card_body(&w.rest, w.external_id.as_deref());
+    let body = card_body(&w.rest, w.external_id.as_deref(), false);
     let mut input = CardInput::parse(&body).map_err(invalid)?;
     let (name, user) = stored(&w);
-    let status = mapped(&w.rest).status;
+    let status = mapped(&w.rest).status_or_default();
     input.set_scim(name, user, status);
     Ok(input)
 }
 
 /// `PUT /Users/{id}` (and a PATCH, once applied to the User as it was): every field the
-/// table maps is set, or cleared when its attribute is absent (a missing `active` is
-/// active, a missing `preferredLanguage` the default language); the card's other fields
-/// keep their values.
+/// table maps is set, or cleared when its attribute is absent; names are always set
+/// (derived when `name` is absent). Without `active` the status stays, without a usable
+/// `preferredLanguage` the language stays: a card has no "none" for either, and a client
+/// that omits them has not asked for a change. The card's other fields keep their values.
 pub fn replace_patch(user: &Map<String, Value>) -> Result<CardPatch, ScimError> {
     let w = written(user)?;
-    let body = card_body(&w.rest, w.external_id.as_deref());
+    let body = card_body(&w.rest, w.external_id.as_deref(), true);
     let mut patch = CardPatch::parse(&body).map_err(invalid)?;
     (patch.scim_user_name, patch.scim_user) = stored(&w);
     Ok(patch)
@@ -489,10 +517,14 @@ pub fn to_user(card: &Card, base: &str) -> Map<String, Value> {
             card.address.as_deref(),
         );
     }
-    if m.language != card.language {
+    if m.language_or_default() != card.language {
         u.insert("preferredLanguage".into(), card.language.clone().into());
     }
-    if m.status != card.status {
+    if card.status == Status::Draft {
+        // Neither active nor deactivated: shown as `false`, a PATCH of another attribute
+        // (written back whole) would archive the draft.
+        u.remove("active");
+    } else if m.status_or_default() != card.status {
         u.insert("active".into(), (card.status == Status::Active).into());
     }
     if !by_scim {
@@ -711,8 +743,277 @@ mod tests {
         assert_eq!(p.job_title, Field::Null);
         assert_eq!(p.email, Field::Null);
         assert_eq!(p.external_id, Field::Null);
-        assert_eq!(p.language.as_deref(), Some("en"));
+        assert_eq!(p.language, None, "no preferredLanguage: the language stays");
         assert_eq!(p.scim_user_name, Field::Set("u".into()));
+    }
+
+    #[test]
+    fn put_sets_or_clears_every_mapped_field_but_leaves_status_and_language() {
+        let p = replace_patch(&obj(json!({"userName": "u"}))).unwrap();
+        for f in [&p.job_title, &p.company, &p.email, &p.phone, &p.address] {
+            assert_eq!(*f, Field::Null);
+        }
+        assert_eq!(p.external_id, Field::Null);
+        assert_eq!((p.status, p.language), (None, None), "absent: unchanged");
+        assert_eq!(
+            (p.first_name.as_deref(), p.last_name.as_deref()),
+            (Some("u"), Some("u")),
+            "names are always set"
+        );
+        // Fields SCIM does not map are not in the patch at all.
+        assert_eq!(
+            (p.bio.clone(), p.website.clone()),
+            (Field::Absent, Field::Absent)
+        );
+        assert_eq!(p.is_public, None);
+        let p = replace_patch(&obj(json!({"userName": "u", "active": true,
+            "preferredLanguage": "zh-CN"})))
+        .unwrap();
+        assert_eq!((p.status, p.language), (Some(Status::Active), None));
+        // A create has no "unchanged": active and the default language.
+        let i = create_input(&obj(json!({"userName": "u", "preferredLanguage": "xx"}))).unwrap();
+        assert_eq!(i.fields().language.as_deref(), Some("en"));
+        assert_eq!(i.fields().status, Some(Status::Active));
+    }
+
+    /// Each row of provisioning.md 2's table, on its own.
+    #[test]
+    fn the_mapping_table_row_by_row() {
+        let card = |extra: Value| {
+            let mut u = obj(json!({"userName": "u@x.example"}));
+            u.extend(obj(extra));
+            create_input(&u).unwrap().fields().clone()
+        };
+        let f = card(json!({"externalId": "ext 1"}));
+        assert_eq!(f.external_id, Field::Set("ext 1".into()));
+        assert_eq!(f.scim_user_name, Field::Set("u@x.example".into()));
+        let f = card(json!({"title": "CTO"}));
+        assert_eq!(f.job_title, Field::Set("CTO".into()));
+        let f = card(json!({(ENTERPRISE): {"Organization": "Acme"}}));
+        assert_eq!(f.company, Field::Set("Acme".into()));
+        let f = card(json!({"displayName": "Shown As Given"}));
+        let kept: Value = serde_json::from_str(f.scim_user.value().unwrap()).unwrap();
+        assert_eq!(kept["displayName"], "Shown As Given");
+
+        let email = |emails: Value| card(json!({ "emails": emails })).email;
+        let e = |v: &str| Field::Set(v.to_string());
+        assert_eq!(
+            email(json!([{"value": "h@x.example", "type": "home"},
+                {"value": "w@x.example", "type": "work"},
+                {"value": "p@x.example", "primary": "True"}])),
+            e("p@x.example")
+        );
+        assert_eq!(
+            email(json!([{"value": "h@x.example", "type": "home"},
+                {"value": "w@x.example", "type": "Work"}])),
+            e("w@x.example")
+        );
+        assert_eq!(
+            email(json!([{"value": "h@x.example", "type": "home"},
+                {"value": "o@x.example", "type": "other"}])),
+            e("h@x.example")
+        );
+        assert_eq!(email(json!({"value": "one@x.example"})), e("one@x.example"));
+
+        let phone = |phones: Value| card(json!({ "phoneNumbers": phones })).phone;
+        let (h, m, w, p) = (
+            json!({"value": "1", "type": "home"}),
+            json!({"value": "2", "type": "mobile"}),
+            json!({"value": "3", "type": "work"}),
+            json!({"value": "4", "type": "fax", "primary": true}),
+        );
+        assert_eq!(phone(json!([h, m, w, p])), e("4"));
+        assert_eq!(phone(json!([h, m, w])), e("3"));
+        assert_eq!(phone(json!([h, m])), e("2"));
+        assert_eq!(phone(json!([h])), e("1"));
+
+        let address = |a: Value| card(json!({ "addresses": a })).address;
+        assert_eq!(
+            address(json!([{"formatted": "Home 1", "type": "home"},
+                {"formatted": "Work 1\nBerlin", "streetAddress": "ignored", "type": "work"}])),
+            e("Work 1\nBerlin")
+        );
+        assert_eq!(
+            address(json!([{"type": "work", "streetAddress": "Main St 1",
+                "locality": "Berlin", "region": "BE", "postalCode": "10115", "country": "DE"}])),
+            e("Main St 1, Berlin, BE, 10115, DE")
+        );
+        assert_eq!(
+            address(
+                json!([{"formatted": "H", "type": "home"}, {"formatted": "P", "primary": true}])
+            ),
+            e("P")
+        );
+
+        let language = |l: &str| card(json!({ "preferredLanguage": l })).language;
+        assert_eq!(language("de-DE").as_deref(), Some("de"));
+        assert_eq!(language("FR").as_deref(), Some("fr"));
+        assert_eq!(language("pt_BR").as_deref(), Some("pt"));
+        assert_eq!(language("uk").as_deref(), Some("uk"));
+        assert_eq!(
+            language("ja-JP").as_deref(),
+            Some("en"),
+            "not a card language"
+        );
+
+        let status = |a: Value| card(json!({ "active": a })).status;
+        assert_eq!(status(json!(true)), Some(Status::Active));
+        assert_eq!(status(json!(false)), Some(Status::Archived));
+        assert_eq!(status(json!("False")), Some(Status::Archived));
+        assert_eq!(status(json!("TRUE")), Some(Status::Active));
+    }
+
+    #[test]
+    fn attribute_names_are_case_insensitive_and_may_carry_the_urn() {
+        let f = create_input(&obj(json!({
+            "USERNAME": "u", "Title": "T", "EMAILS": [{"VALUE": "a@x.example", "Type": "work"}],
+            (format!("{USER}:displayName")): "D",
+            (ENTERPRISE.to_uppercase()): {"organization": "O"},
+            "id": "99", "meta": {"created": "x"}, "schemas": ["nope"], "groups": []
+        })))
+        .unwrap()
+        .fields()
+        .clone();
+        assert_eq!(f.job_title, Field::Set("T".into()));
+        assert_eq!(f.email, Field::Set("a@x.example".into()));
+        assert_eq!(f.company, Field::Set("O".into()));
+        let kept: Value = serde_json::from_str(f.scim_user.value().unwrap()).unwrap();
+        assert_eq!(kept["displayName"], "D");
+        assert!(
+            kept.get("id").is_none() && kept.get("meta").is_none(),
+            "{kept}"
+        );
+        // Any UTF-8 in a key, also where a URN would end, is just an unknown attribute.
+        for key in [
+            format!("{}é", &USER[..USER.len() - 1]),
+            format!("{}é:x", &ENTERPRISE[..ENTERPRISE.len() - 1]),
+            format!("{USER}é"),
+            "ü".repeat(40),
+        ] {
+            let mut u = obj(json!({"userName": "u"}));
+            u.insert(key, json!("v"));
+            assert!(create_input(&u).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_single_word_is_both_names() {
+        let p = replace_patch(&obj(json!({"userName": "u", "displayName": "Cher"}))).unwrap();
+        assert_eq!(
+            (p.first_name.as_deref(), p.last_name.as_deref()),
+            (Some("Cher"), Some("Cher"))
+        );
+        // A partial `name` takes the rest from the derivation.
+        let p = replace_patch(&obj(json!({"userName": "u", "displayName": "Ada Lovelace",
+            "name": {"givenName": "Augusta"}})))
+        .unwrap();
+        assert_eq!(
+            (p.first_name.as_deref(), p.last_name.as_deref()),
+            (Some("Augusta"), Some("Lovelace"))
+        );
+    }
+
+    /// A PATCH writes the whole User back: a draft card (which no client activated) must
+    /// not be archived by a change of another attribute, and an archived one stays so.
+    #[test]
+    fn a_patch_written_back_keeps_the_status() {
+        let mut c = card_of(json!({"userName": "u", "title": "T"}));
+        for status in [Status::Draft, Status::Archived, Status::Active] {
+            c.status = status;
+            let u = to_user(&c, "https://x.example/scim/v2");
+            let p = replace_patch(&u).unwrap();
+            assert!(
+                p.status.is_none() || p.status == Some(status),
+                "{status:?}: {p:?}"
+            );
+        }
+        c.status = Status::Draft;
+        assert!(read(&c).get("active").is_none());
+        c.language = "de".into();
+        let p = replace_patch(&to_user(&c, "https://x.example/scim/v2")).unwrap();
+        assert_eq!(p.language.as_deref(), Some("de"));
+    }
+
+    /// Okta's POST /Users (developer.okta.com, "SCIM 2.0 protocol", Create the user):
+    /// `locale`, `groups` and `password` are not kept.
+    #[test]
+    fn okta_create_user() {
+        let body = json!({"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "userName":"test.user@okta.local","name":{"givenName":"Test","familyName":"User"},
+            "emails":[{"primary":true,"value":"test.user@okta.local","type":"work"}],
+            "displayName":"Test User","locale":"en-US","externalId":"00ujl29u0le5T6Aj10h7",
+            "groups":[],"password":"1mz050nq","active":true});
+        let c = card_of(body);
+        assert_eq!(
+            (c.first_name.as_str(), c.last_name.as_str()),
+            ("Test", "User")
+        );
+        assert_eq!(c.email.as_deref(), Some("test.user@okta.local"));
+        assert_eq!(c.external_id.as_deref(), Some("00ujl29u0le5T6Aj10h7"));
+        assert_eq!((c.status, c.language.as_str()), (Status::Active, "en"));
+        let u = read(&c);
+        assert_eq!(u["userName"], "test.user@okta.local");
+        assert_eq!(u["displayName"], "Test User");
+        assert_eq!(u["active"], true);
+        for gone in ["password", "groups", "locale"] {
+            assert!(u.get(gone).is_none(), "{gone}: {u}");
+        }
+        assert_eq!(u["schemas"], json!([USER]), "no extension written");
+    }
+
+    /// Entra ID's Create User (learn.microsoft.com, "Tutorial: Develop and plan
+    /// provisioning for a SCIM endpoint", User Operations), with the enterprise extension
+    /// object its attribute mappings send.
+    #[test]
+    fn entra_create_user() {
+        let body = json!({
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User",
+                "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+            "externalId": "0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef",
+            "userName": "Test_User_ab6490ee-1e48-479e-a20b-2d77186b5dd1",
+            "active": true,
+            "emails": [{"primary": true, "type": "work",
+                "value": "Test_User_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com"}],
+            "meta": {"resourceType": "User"},
+            "name": {"formatted": "givenName familyName", "familyName": "familyName",
+                "givenName": "givenName"},
+            "roles": [],
+            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                "department": "Sales", "organization": "Contoso",
+                "manager": {"value": "26118915-6090-4610-87a4-57ec3fb8dd14"}}
+        });
+        let c = card_of(body);
+        assert_eq!(
+            (c.first_name.as_str(), c.last_name.as_str()),
+            ("givenName", "familyName")
+        );
+        assert_eq!(c.company.as_deref(), Some("Contoso"));
+        assert_eq!(
+            c.email.as_deref(),
+            Some("Test_User_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com")
+        );
+        let u = read(&c);
+        assert_eq!(u["schemas"], json!([USER, ENTERPRISE]));
+        assert_eq!(
+            u[ENTERPRISE],
+            json!({"organization": "Contoso"}),
+            "only what is kept"
+        );
+        assert_eq!(u["name"]["formatted"], "givenName familyName");
+        assert!(u.get("roles").is_none());
+    }
+
+    #[test]
+    fn meta_and_ids_of_a_user() {
+        let c = card_of(json!({"userName": "u", "externalId": "x"}));
+        let u = to_user(&c, "https://x.example/scim/v2");
+        assert_eq!(u["id"], "1");
+        assert_eq!(u["externalId"], "x");
+        assert_eq!(u["meta"]["resourceType"], "User");
+        assert_eq!(u["meta"]["location"], "https://x.example/scim/v2/Users/1");
+        assert!(u["meta"]["created"].as_str().unwrap().ends_with('Z'));
+        assert!(u["meta"]["lastModified"].is_string());
+        assert!(u.values().all(|v| !v.is_null()), "absent, not null: {u:?}");
     }
 
     #[test]
@@ -736,5 +1037,31 @@ mod tests {
             .map(|i| json!({"value": format!("{i}@x.example")}))
             .collect();
         assert!(create_input(&obj(json!({"userName": "u", "emails": many}))).is_err());
+        let long = "x".repeat(151);
+        for (body, attr) in [
+            (json!({"userName": "u", "title": long}), "title: "),
+            (
+                json!({"userName": "u", (ENTERPRISE): {"organization": long}}),
+                "organization: ",
+            ),
+            (
+                json!({"userName": "u", "name": {"givenName": "x".repeat(101)}}),
+                "name.givenName: ",
+            ),
+            (
+                json!({"userName": "u", "externalId": "tab\there"}),
+                "externalId: ",
+            ),
+            (
+                json!({"userName": "u", "emails": [{"value": "a@x.example", "primary": "yes"}]}),
+                "emails.primary",
+            ),
+            (json!({"userName": 7}), "userName"),
+            (json!({"userName": "   "}), "userName"),
+        ] {
+            let e = replace_patch(&obj(body)).unwrap_err();
+            assert_eq!(e.scim_type, Some("invalidValue"));
+            assert!(e.detail.starts_with(attr), "{attr}: {}", e.detail);
+        }
     }
 }
