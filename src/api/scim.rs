@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use worker::{Request, Response};
 
 use super::cards;
-use crate::domain::card::Card;
+use crate::domain::card::{Card, Status};
 use crate::domain::principal::Principal;
 use crate::domain::scim::filter::{self, SqlArg};
 use crate::domain::scim::{attributes, discovery, patch, user, ScimError, LIST, MAX_RESULTS};
@@ -239,7 +239,11 @@ async fn patched(
         let card = one(app, p, id).await?;
         let mut u = user::to_user(&card, base);
         patch::apply(&mut u, &ops)?;
-        let write = user::replace_patch(&u)?;
+        let mut write = user::replace_patch(&u)?;
+        // A draft shows no `active`; written back without one it stays a draft.
+        if card.status == Status::Draft && !u.contains_key("active") {
+            write.status = None;
+        }
         if let Some(card) = cards::change(app, p, id, write, Some(card.updated_at)).await? {
             return Ok(shown(&card, base, req, 200));
         }

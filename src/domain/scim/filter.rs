@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::user::canonical_name;
+use super::user::{canonical_name, strip_urn};
 use super::{ScimError, ENTERPRISE, USER};
 use crate::domain::time::parse_iso8601;
 
@@ -58,11 +58,7 @@ pub struct AttrPath {
 impl AttrPath {
     /// Reads `name`, `name.sub`, and either with the User or enterprise schema's URN.
     pub fn parse(text: &str) -> Option<AttrPath> {
-        let prefixed = |urn: &str| {
-            text.get(..urn.len() + 1)
-                .filter(|p| p[..urn.len()].eq_ignore_ascii_case(urn) && p.ends_with(':'))
-                .map(|_| &text[urn.len() + 1..])
-        };
+        let prefixed = |urn: &str| strip_urn(text, urn);
         if let Some(sub) = prefixed(ENTERPRISE) {
             return valid(sub).then(|| AttrPath {
                 attr: ENTERPRISE.into(),
@@ -742,6 +738,14 @@ mod tests {
 
     #[test]
     fn bad_filters_say_where() {
+        // Client text of any UTF-8 where a schema's URN would end is no panic.
+        for text in [
+            "urn:ietf:params:scim:schemas:core:2.0:Us\u{e9} eq \"x\"",
+            "urn:ietf:params:scim:schemas:core:2.0:Use\u{20ac}:title eq \"x\"",
+            "urn:ietf:params:scim:schemas:extension:enterprise:2.0:Use\u{e9} pr",
+        ] {
+            assert!(parse(text).is_err(), "{text}");
+        }
         for (text, says) in [
             ("userName", "expected an operator at 8"),
             ("userName xx \"a\"", "\"xx\" is no operator"),

@@ -165,7 +165,7 @@ pub fn canonical(user: &Map<String, Value>) -> Result<Map<String, Value>, ScimEr
 
 /// `key` without its schema's `urn` and colon (`urn:...:User:title` is `title`), any case.
 /// Slices only at `get`-checked boundaries: a key is client input and may hold any UTF-8.
-fn strip_urn<'a>(key: &'a str, urn: &str) -> Option<&'a str> {
+pub fn strip_urn<'a>(key: &'a str, urn: &str) -> Option<&'a str> {
     key.get(..urn.len())
         .filter(|p| p.eq_ignore_ascii_case(urn))
         .and_then(|_| key.get(urn.len()..))
@@ -332,31 +332,22 @@ fn mapped(u: &Map<String, Value>) -> Mapped {
 }
 
 /// The card fields a User maps to, in the card API's names, for the card's own checks.
-/// A replace leaves out `language` and `status` when the User gives none (so they stay);
-/// a create takes their defaults.
-fn card_body(
-    u: &Map<String, Value>,
-    external_id: Option<&str>,
-    replace: bool,
-) -> Map<String, Value> {
+/// A User without `active` or a usable `preferredLanguage` maps to an active card in the
+/// default language: an attribute removed reads back absent (RFC 7644 3.5.2.2), which it
+/// could not if the card kept an archived status or another language.
+fn card_body(u: &Map<String, Value>, external_id: Option<&str>) -> Map<String, Value> {
     let m = mapped(u);
     let opt = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let mut b = Map::new();
-    b.insert("first_name".into(), m.first.into());
-    b.insert("last_name".into(), m.last.into());
-    b.insert("job_title".into(), opt(m.job_title));
-    b.insert("company".into(), opt(m.company));
-    b.insert("email".into(), opt(m.email));
-    b.insert("phone".into(), opt(m.phone));
-    b.insert("address".into(), opt(m.address));
-    match (&m.language, replace) {
-        (Some(l), _) => b.insert("language".into(), l.clone().into()),
-        (None, false) => b.insert("language".into(), DEFAULT_LANGUAGE.into()),
-        (None, true) => None,
-    };
-    if let Some(s) = m.status {
-        b.insert("status".into(), s.as_str().into());
-    }
+    b.insert("first_name".into(), m.first.clone().into());
+    b.insert("last_name".into(), m.last.clone().into());
+    b.insert("job_title".into(), opt(m.job_title.clone()));
+    b.insert("company".into(), opt(m.company.clone()));
+    b.insert("email".into(), opt(m.email.clone()));
+    b.insert("phone".into(), opt(m.phone.clone()));
+    b.insert("address".into(), opt(m.address.clone()));
+    b.insert("language".into(), m.language_or_default().into());
+    b.insert("status".into(), m.status_or_default().as_str().into());
     b.insert(
         "external_id".into(),
         external_id.map_or(Value::Null, Value::from),
@@ -429,7 +420,7 @@ fn stored(w: &Written) -> (Field<String>, Field<String>) {
 /// `POST /Users`: the card to make.
 pub fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
     let w = written(user)?;
-    let body = card_body(&w.rest, w.external_id.as_deref(), false);
+    let body = card_body(&w.rest, w.external_id.as_deref());
     let mut input = CardInput::parse(&body).map_err(invalid)?;
     let (name, user) = stored(&w);
     let status = mapped(&w.rest).status_or_default();
@@ -439,12 +430,12 @@ pub fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
 
 /// `PUT /Users/{id}` (and a PATCH, once applied to the User as it was): every field the
 /// table maps is set, or cleared when its attribute is absent; names are always set
-/// (derived when `name` is absent). Without `active` the status stays, without a usable
-/// `preferredLanguage` the language stays: a card has no "none" for either, and a client
-/// that omits them has not asked for a change. The card's other fields keep their values.
+/// (derived when `name` is absent), and without `active` or a usable `preferredLanguage`
+/// the card is active in the default language (see [`card_body`]). The card's other
+/// fields keep their values; a draft's status is the caller's to keep (`api::scim`).
 pub fn replace_patch(user: &Map<String, Value>) -> Result<CardPatch, ScimError> {
     let w = written(user)?;
-    let body = card_body(&w.rest, w.external_id.as_deref(), true);
+    let body = card_body(&w.rest, w.external_id.as_deref());
     let mut patch = CardPatch::parse(&body).map_err(invalid)?;
     (patch.scim_user_name, patch.scim_user) = stored(&w);
     Ok(patch)
@@ -743,18 +734,26 @@ mod tests {
         assert_eq!(p.job_title, Field::Null);
         assert_eq!(p.email, Field::Null);
         assert_eq!(p.external_id, Field::Null);
-        assert_eq!(p.language, None, "no preferredLanguage: the language stays");
+        assert_eq!(
+            p.language.as_deref(),
+            Some("en"),
+            "no preferredLanguage: the default"
+        );
         assert_eq!(p.scim_user_name, Field::Set("u".into()));
     }
 
     #[test]
-    fn put_sets_or_clears_every_mapped_field_but_leaves_status_and_language() {
+    fn put_sets_or_clears_every_mapped_field() {
         let p = replace_patch(&obj(json!({"userName": "u"}))).unwrap();
         for f in [&p.job_title, &p.company, &p.email, &p.phone, &p.address] {
             assert_eq!(*f, Field::Null);
         }
         assert_eq!(p.external_id, Field::Null);
-        assert_eq!((p.status, p.language), (None, None), "absent: unchanged");
+        // Absent: active, in the default language, so a removed attribute reads back absent.
+        assert_eq!(
+            (p.status, p.language.as_deref()),
+            (Some(Status::Active), Some("en"))
+        );
         assert_eq!(
             (p.first_name.as_deref(), p.last_name.as_deref()),
             (Some("u"), Some("u")),
@@ -769,8 +768,12 @@ mod tests {
         let p = replace_patch(&obj(json!({"userName": "u", "active": true,
             "preferredLanguage": "zh-CN"})))
         .unwrap();
-        assert_eq!((p.status, p.language), (Some(Status::Active), None));
-        // A create has no "unchanged": active and the default language.
+        assert_eq!(
+            (p.status, p.language.as_deref()),
+            (Some(Status::Active), Some("en")),
+            "not a card language: the default"
+        );
+        // A create likewise.
         let i = create_input(&obj(json!({"userName": "u", "preferredLanguage": "xx"}))).unwrap();
         assert_eq!(i.fields().language.as_deref(), Some("en"));
         assert_eq!(i.fields().status, Some(Status::Active));
@@ -918,15 +921,14 @@ mod tests {
     #[test]
     fn a_patch_written_back_keeps_the_status() {
         let mut c = card_of(json!({"userName": "u", "title": "T"}));
-        for status in [Status::Draft, Status::Archived, Status::Active] {
+        for status in [Status::Archived, Status::Active] {
             c.status = status;
             let u = to_user(&c, "https://x.example/scim/v2");
             let p = replace_patch(&u).unwrap();
-            assert!(
-                p.status.is_none() || p.status == Some(status),
-                "{status:?}: {p:?}"
-            );
+            assert_eq!(p.status, Some(status), "{u:?}");
         }
+        // A draft is neither active nor deactivated: no `active` (api::scim keeps the
+        // draft when a PATCH writes the User back without one).
         c.status = Status::Draft;
         assert!(read(&c).get("active").is_none());
         c.language = "de".into();
