@@ -296,24 +296,26 @@ impl Parser {
 
     fn comparison(&mut self, path: AttrPath) -> Result<Filter, ScimError> {
         let Some(Tok::Word(op)) = self.peek().cloned() else {
-            return self.fail("expected an operator");
+            return self.fail(&format!("expected an operator after \"{}\"", name(&path)));
         };
-        self.at += 1;
         if op.eq_ignore_ascii_case("pr") {
+            self.at += 1;
             return Ok(Filter::Present(path));
         }
         let Some(op) = Op::parse(&op) else {
             return self.fail(&format!("\"{op}\" is no operator"));
         };
+        self.at += 1;
         let value = match self.peek().cloned() {
             Some(Tok::Str(s)) => Value::String(s),
             Some(Tok::Word(w)) => match w.to_ascii_lowercase().as_str() {
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
                 "null" => Value::Null,
-                _ => match w.parse::<i64>() {
-                    Ok(n) => Value::from(n),
-                    Err(_) => return self.fail(&format!("\"{w}\" is no value")),
+                // A JSON number (serde reads it: no "inf" or "nan" as f64 would).
+                _ => match serde_json::from_str::<Value>(&w) {
+                    Ok(n @ Value::Number(_)) => n,
+                    _ => return self.fail(&format!("\"{w}\" is no value")),
                 },
             },
             _ => return self.fail("expected a value"),
@@ -348,25 +350,41 @@ fn case_exact(path: &AttrPath) -> bool {
     path.is("id", None) || path.is("externalId", None) || path.attr.eq_ignore_ascii_case("meta")
 }
 
+/// An attribute of an object, its name in any case (RFC 7643 2.1).
+fn get<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    v.as_object()?
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v)
+}
+
+fn has_values(v: &Value, attr: &str) -> bool {
+    get(v, attr)
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty())
+}
+
+/// Whether `op` holds of two values in this order (`co`, `sw`, `ew` are no order).
+fn order(op: Op, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        Op::Eq => o == Equal,
+        Op::Ne => o != Equal,
+        Op::Gt => o == Greater,
+        Op::Ge => o != Less,
+        Op::Lt => o == Less,
+        Op::Le => o != Greater,
+        Op::Co | Op::Sw | Op::Ew => false,
+    }
+}
+
 /// The values a path reaches in a JSON resource: each value of a multi-valued attribute
 /// (its `value`, or the named sub-attribute).
 fn reach<'a>(resource: &'a Value, path: &AttrPath) -> Vec<&'a Value> {
-    let Some(obj) = resource.as_object() else {
+    let Some(v) = get(resource, &path.attr) else {
         return vec![];
     };
-    let Some(v) = obj
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(&path.attr))
-        .map(|(_, v)| v)
-    else {
-        return vec![];
-    };
-    let sub = |v: &'a Value, name: &str| -> Option<&'a Value> {
-        v.as_object()?
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
-    };
+    let sub = |v: &'a Value, name: &str| get(v, name);
     match (v, &path.sub) {
         (Value::Array(items), Some(s)) => items.iter().filter_map(|i| sub(i, s)).collect(),
         (Value::Array(items), None) => items
@@ -386,6 +404,16 @@ fn reach<'a>(resource: &'a Value, path: &AttrPath) -> Vec<&'a Value> {
 
 fn compare(have: &Value, op: Op, want: &Value, exact: bool) -> bool {
     match (have, want) {
+        // Of the caseExact attributes, `meta`'s are date-times: "...05Z" and "...05.000Z"
+        // are one instant, and text order is no time order across the two forms.
+        (Value::String(h), Value::String(w))
+            if exact && !matches!(op, Op::Co | Op::Sw | Op::Ew) =>
+        {
+            match (parse_iso8601(h), parse_iso8601(w)) {
+                (Some(h), Some(w)) => order(op, h.cmp(&w)),
+                _ => order(op, h.as_str().cmp(w.as_str())),
+            }
+        }
         (Value::String(h), Value::String(w)) => {
             let (h, w) = if exact {
                 (h.clone(), w.clone())
@@ -394,29 +422,23 @@ fn compare(have: &Value, op: Op, want: &Value, exact: bool) -> bool {
                 (h.to_ascii_lowercase(), w.to_ascii_lowercase())
             };
             match op {
-                Op::Eq => h == w,
-                Op::Ne => h != w,
                 Op::Co => h.contains(&w),
                 Op::Sw => h.starts_with(&w),
                 Op::Ew => h.ends_with(&w),
-                Op::Gt => h > w,
-                Op::Ge => h >= w,
-                Op::Lt => h < w,
-                Op::Le => h <= w,
+                _ => order(op, h.cmp(&w)),
             }
         }
         (Value::Number(h), Value::Number(w)) => {
             let (h, w) = (h.as_f64().unwrap_or(0.0), w.as_f64().unwrap_or(0.0));
-            match op {
-                Op::Eq => h == w,
-                Op::Ne => h != w,
-                Op::Gt => h > w,
-                Op::Ge => h >= w,
-                Op::Lt => h < w,
-                Op::Le => h <= w,
-                Op::Co | Op::Sw | Op::Ew => false,
-            }
+            // NaN never comes from JSON; were it here, it would compare as nothing.
+            h.partial_cmp(&w).is_some_and(|o| order(op, o))
         }
+        // `active eq "False"`: a boolean as Entra ID writes them.
+        (Value::Bool(h), w) => match (op, super::user::boolean(w)) {
+            (Op::Eq, Some(w)) => *h == w,
+            (Op::Ne, w) => w != Some(*h),
+            _ => false,
+        },
         (h, w) => match op {
             Op::Eq => h == w,
             Op::Ne => h != w,
@@ -439,21 +461,26 @@ impl Filter {
                     _ => values.iter().any(|v| compare(v, *op, want, exact)),
                 }
             }
-            Filter::Present(path) => reach(resource, path).iter().any(|v| match v {
-                Value::Null => false,
-                Value::String(s) => !s.is_empty(),
-                Value::Array(a) => !a.is_empty(),
-                Value::Object(o) => !o.is_empty(),
-                _ => true,
-            }),
+            // `emails pr`: some value, whether or not it has a `value`.
+            Filter::Present(path) => {
+                path.sub.is_none() && has_values(resource, &path.attr)
+                    || reach(resource, path).iter().any(|v| match v {
+                        Value::Null => false,
+                        Value::String(s) => !s.is_empty(),
+                        Value::Array(a) => !a.is_empty(),
+                        Value::Object(o) => !o.is_empty(),
+                        _ => true,
+                    })
+            }
             Filter::And(a, b) => a.matches(resource) && b.matches(resource),
             Filter::Or(a, b) => a.matches(resource) || b.matches(resource),
             Filter::Not(f) => !f.matches(resource),
-            Filter::Within(attr, f) => resource
-                .as_object()
-                .and_then(|o| o.iter().find(|(k, _)| k.eq_ignore_ascii_case(attr)))
-                .and_then(|(_, v)| v.as_array())
-                .is_some_and(|items| items.iter().any(|i| f.matches(i))),
+            Filter::Within(attr, f) => match get(resource, attr) {
+                Some(Value::Array(items)) => items.iter().any(|i| f.matches(i)),
+                // A complex attribute of one value (`name[givenName sw "A"]`).
+                Some(one @ Value::Object(_)) => f.matches(one),
+                _ => false,
+            },
         }
     }
 }
@@ -485,8 +512,8 @@ enum Column {
     Time(&'static str),
     /// `status = 'active'`, compared with a boolean.
     Active,
-    /// A value only one value of the card's can have (the type of its one email is
-    /// `work`, and it is primary): compared as a constant.
+    /// A sub-attribute of the card's one email, which is `work` and primary: a constant,
+    /// true of a card that has an email.
     Constant(&'static str),
 }
 
@@ -503,13 +530,14 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
         };
         return column(&sub, None);
     }
-    const COLUMNS: [(&str, Option<&str>, Column); 13] = [
+    const COLUMNS: [(&str, Option<&str>, Column); 14] = [
         ("id", None, Column::Id),
         ("userName", None, Column::Text("scim_user_name")),
         ("externalId", None, Column::Exact("external_id")),
         ("emails", None, Column::Text("email")),
         ("emails", Some("value"), Column::Text("email")),
         ("emails", Some("type"), Column::Constant("work")),
+        ("emails", Some("primary"), Column::Constant("true")),
         (
             "displayName",
             None,
@@ -568,29 +596,45 @@ impl Filter {
                 if within.is_some() {
                     return Err(ScimError::invalid_filter("value filters do not nest"));
                 }
-                f.sql(first, Some(attr), args)?
+                // The filter is on a value: a card without an email has none.
+                format!("({HAS_EMAIL} AND {})", f.sql(first, Some(attr), args)?)
             }
             Filter::Present(path) => {
-                let col = column(path, within).ok_or_else(|| unsupported(path))?;
+                let col = column(path, within).ok_or_else(|| unsupported(path, within))?;
                 match col {
                     Column::Text(c) | Column::Exact(c) => {
                         format!("({c} IS NOT NULL AND {c} <> '')")
                     }
-                    Column::Id | Column::Active | Column::Time(_) | Column::Constant(_) => {
-                        "1".into()
-                    }
+                    Column::Constant(_) => has_email(within).into(),
+                    Column::Id | Column::Active | Column::Time(_) => "1".into(),
                 }
             }
             Filter::Compare(path, op, value) => {
-                let col = column(path, within).ok_or_else(|| unsupported(path))?;
-                compare_sql(path, col, *op, value, first, args)?
+                let col = column(path, within).ok_or_else(|| unsupported(path, within))?;
+                compare_sql(path, col, *op, value, (first, within), args)?
             }
         })
     }
 }
 
-fn unsupported(path: &AttrPath) -> ScimError {
-    ScimError::invalid_filter(format!("filtering on {} is not supported", name(path)))
+fn unsupported(path: &AttrPath, within: Option<&str>) -> ScimError {
+    let prefix = within.map_or_else(String::new, |w| format!("{w}."));
+    ScimError::invalid_filter(format!(
+        "filtering on {prefix}{} is not supported",
+        name(path)
+    ))
+}
+
+/// The card has an email: the one value of `emails`.
+const HAS_EMAIL: &str = "(email IS NOT NULL AND email <> '')";
+
+/// [`HAS_EMAIL`], or true within `emails[...]`, which asks it already.
+fn has_email(within: Option<&str>) -> &'static str {
+    if within.is_some() {
+        "1"
+    } else {
+        HAS_EMAIL
+    }
 }
 
 fn compare_sql(
@@ -598,7 +642,7 @@ fn compare_sql(
     col: Column,
     op: Op,
     value: &Value,
-    first: usize,
+    (first, within): (usize, Option<&str>),
     args: &mut Vec<SqlArg>,
 ) -> Result<String, ScimError> {
     let wrong = |what: &str| {
@@ -683,16 +727,31 @@ fn compare_sql(
             }
         }
         Column::Constant(k) => {
-            let Value::String(s) = value else {
-                return wrong("a string");
+            let have = match k {
+                "true" => Value::Bool(true),
+                k => Value::String(k.into()),
             };
-            let holds = compare(
-                &Value::String(k.into()),
-                op,
-                &Value::String(s.clone()),
-                false,
-            );
-            Ok(if holds { "1" } else { "0" }.into())
+            let want = match (&have, value) {
+                (Value::Bool(_), v) => super::user::boolean(v).map(Value::Bool),
+                (_, Value::String(s)) => Some(Value::String(s.clone())),
+                _ => None,
+            };
+            let Some(want) = want else {
+                return wrong(if have.is_boolean() {
+                    "a boolean"
+                } else {
+                    "a string"
+                });
+            };
+            // As on JSON: `ne` holds of a card without an email (no value equals).
+            Ok(match op {
+                Op::Ne if !compare(&have, Op::Ne, &want, false) => {
+                    format!("NOT {}", has_email(within))
+                }
+                Op::Ne => "1".into(),
+                op if compare(&have, op, &want, false) => has_email(within).into(),
+                _ => "0".into(),
+            })
         }
     }
 }
@@ -700,12 +759,21 @@ fn compare_sql(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::time::iso8601;
+    use rusqlite::{types::Value as Sql, Connection};
     use serde_json::json;
 
     fn sql(text: &str) -> SqlFilter {
         parse(text)
             .and_then(|f| f.to_sql(2))
             .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+    }
+
+    fn path(attr: &str, sub: Option<&str>) -> AttrPath {
+        AttrPath {
+            attr: attr.into(),
+            sub: sub.map(Into::into),
+        }
     }
 
     #[test]
@@ -715,25 +783,48 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(f, Filter::Or(..)), "{f:?}");
+        // `and` binds tighter than `or`, on either side.
+        let f = parse("title pr or userName pr AND active pr").unwrap();
+        let Filter::Or(_, right) = f else {
+            panic!("{f:?}")
+        };
+        assert!(matches!(*right, Filter::And(..)));
         let f =
-            parse("urn:ietf:params:scim:schemas:core:2.0:User:name.givenName sw \"A\"").unwrap();
+            parse("urn:ietf:params:scim:schemas:core:2.0:User:name.givenName SW \"A\"").unwrap();
         assert_eq!(
             f,
-            Filter::Compare(
-                AttrPath {
-                    attr: "name".into(),
-                    sub: Some("givenName".into())
-                },
-                Op::Sw,
-                json!("A")
-            )
+            Filter::Compare(path("name", Some("givenName")), Op::Sw, json!("A"))
+        );
+        let f = parse("USERNAME pr").unwrap();
+        assert_eq!(f, Filter::Present(path("userName", None)), "canonical");
+        let f = parse(&format!("{ENTERPRISE}:organization eq \"O\"")).unwrap();
+        assert_eq!(
+            f,
+            Filter::Compare(path(ENTERPRISE, Some("organization")), Op::Eq, json!("O"))
         );
         let f = parse(r#"emails[type eq "work"].value eq "x@y.example""#).unwrap();
         assert!(
             matches!(f, Filter::Within(ref a, _) if a == "emails"),
             "{f:?}"
         );
-        assert!(parse(r#"displayName eq "say \"hi\"""#).is_ok());
+        let f = parse(r#"displayName eq "say \"hi\" \u00e9\\""#).unwrap();
+        assert_eq!(
+            f,
+            Filter::Compare(path("displayName", None), Op::Eq, json!("say \"hi\" é\\"))
+        );
+        for (text, value) in [
+            ("x eq 42", json!(42)),
+            ("x eq -1.5e2", json!(-150.0)),
+            ("x eq TRUE", json!(true)),
+            ("x eq false", json!(false)),
+            ("x eq null", json!(null)),
+        ] {
+            assert_eq!(
+                parse(text).unwrap(),
+                Filter::Compare(path("x", None), Op::Eq, value),
+                "{text}"
+            );
+        }
     }
 
     #[test]
@@ -747,14 +838,22 @@ mod tests {
             assert!(parse(text).is_err(), "{text}");
         }
         for (text, says) in [
-            ("userName", "expected an operator at 8"),
-            ("userName xx \"a\"", "\"xx\" is no operator"),
-            ("userName eq", "expected a value"),
-            ("(userName eq \"a\"", "expected \")\""),
-            ("userName eq \"a", "unterminated string"),
-            ("userName eq \"a\" junk", "unexpected text"),
+            ("userName", "expected an operator after \"userName\" at 8"),
+            ("userName xx \"a\"", "\"xx\" is no operator at 9"),
+            ("userName eq", "expected a value at 11"),
+            ("(userName eq \"a\"", "expected \")\" at 16"),
+            ("userName eq \"a", "unterminated string at 12"),
+            ("userName eq \"a\\", "unterminated string"),
+            ("userName eq \"a\" junk", "unexpected text at 16"),
             ("1abc eq \"a\"", "no attribute path"),
             ("not userName eq \"a\"", "expected \"(\""),
+            ("userName eq nan", "\"nan\" is no value"),
+            ("userName eq inf", "\"inf\" is no value"),
+            ("emails[type eq \"work\"", "expected \"]\""),
+            ("emails[type eq \"work\"]. eq \"x\"", "no sub-attribute"),
+            ("urn:x:y eq \"a\"", "no attribute path"),
+            ("", "expected an attribute at 0"),
+            ("é eq \"a\"", "no attribute path"),
         ] {
             let e = parse(text).unwrap_err();
             assert_eq!(e.scim_type, Some("invalidFilter"));
@@ -762,14 +861,39 @@ mod tests {
         }
         let deep = format!("{}userName pr{}", "(".repeat(40), ")".repeat(40));
         assert!(parse(&deep).unwrap_err().detail.contains("deeply"));
+        let deep = format!("{}userName pr{}", "not (".repeat(20), ")".repeat(20));
+        assert!(parse(&deep).unwrap_err().detail.contains("deeply"));
+        assert!(parse(&format!("{}userName pr{}", "(".repeat(15), ")".repeat(15))).is_ok());
         assert!(parse(&"a".repeat(1001)).is_err());
-        let e = parse("nickName eq \"x\"").unwrap().to_sql(2).unwrap_err();
-        assert_eq!(e.detail, "filtering on nickName is not supported");
-        assert!(parse("active eq \"maybe\"").unwrap().to_sql(2).is_err());
-        assert!(parse("meta.created gt \"yesterday\"")
-            .unwrap()
-            .to_sql(2)
-            .is_err());
+    }
+
+    #[test]
+    fn what_sql_cannot_filter_is_named() {
+        for (text, says) in [
+            (
+                "nickName eq \"x\"",
+                "filtering on nickName is not supported",
+            ),
+            (
+                "phoneNumbers[type eq \"work\"]",
+                "filtering on phoneNumbers.type is not supported",
+            ),
+            ("emails[display eq \"x\"]", "filtering on emails.display"),
+            ("emails[value pr and emails[value pr]]", "do not nest"),
+            (
+                "active eq \"maybe\"",
+                "active compares with eq or ne and a boolean",
+            ),
+            ("active gt true", "active compares with eq or ne"),
+            ("meta.created gt \"yesterday\"", "ISO 8601"),
+            ("userName eq 5", "userName compares with a string"),
+            ("id gt \"abc\"", "id compares"),
+            ("emails.primary eq \"x\"", "a boolean"),
+        ] {
+            let e = parse(text).unwrap().to_sql(2).unwrap_err();
+            assert_eq!(e.scim_type, Some("invalidFilter"));
+            assert!(e.detail.contains(says), "{text}: {}", e.detail);
+        }
     }
 
     #[test]
@@ -784,33 +908,335 @@ mod tests {
         );
         assert_eq!(f.args[2], SqlArg::Int(0));
         let f = sql(r#"emails[type eq "work"].value eq "a@x.example""#);
-        assert_eq!(f.sql, "(1 AND email = ?2 COLLATE NOCASE)");
+        assert_eq!(
+            f.sql,
+            format!("({HAS_EMAIL} AND (1 AND email = ?2 COLLATE NOCASE))")
+        );
         assert_eq!(sql(r#"id eq "abc""#).sql, "0");
         assert_eq!(sql(r#"id eq "12""#).args, [SqlArg::Int(12)]);
-        let f = sql(r#"meta.lastModified gt "2026-01-02T03:04:05Z""#);
+        let f = sql(r#"meta.lastModified gt "2026-01-02T03:04:05.250Z""#);
         assert_eq!(f.sql, "updated_at > ?2");
+        assert_eq!(f.args, [SqlArg::Int(1_767_323_045_250)]);
+        // Numbered on from the first parameter given, in the order they appear.
+        let f = parse(r#"title sw "a" and not (name.familyName ew "b")"#)
+            .unwrap()
+            .to_sql(5)
+            .unwrap();
+        assert!(f.sql.contains("?5") && f.sql.contains("?6") && !f.sql.contains("?7"));
+    }
+
+    /// Cards as rows of a `cards` table with the columns filters read (the card's
+    /// own migration adds the SCIM columns and their indexes), and each as the User JSON
+    /// `matches` reads: one filter, one answer either way.
+    fn db() -> (Connection, Vec<(i64, Value)>) {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE cards (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL,
+                title TEXT NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL,
+                job_title TEXT, email TEXT, status TEXT NOT NULL,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);",
+        )
+        .unwrap();
+        conn.execute_batch(include_str!(
+            "../../../migrations/shard/0009_provisioning.sql"
+        ))
+        .unwrap();
+        let t = |s: &str| parse_iso8601(s).unwrap();
+        #[allow(clippy::type_complexity)]
+        let rows: [(
+            i64,
+            &str,
+            &str,
+            Option<&str>,
+            Option<&str>,
+            Option<&str>,
+            &str,
+            &str,
+            Option<&str>,
+        ); 5] = [
+            (
+                1,
+                "Ada",
+                "Lovelace",
+                Some("Engineer"),
+                Some("Ada@Example.com"),
+                Some("ada@example.com"),
+                "active",
+                "2026-01-01T00:00:00Z",
+                Some("E-1"),
+            ),
+            (
+                2,
+                "Bob",
+                "Brown",
+                None,
+                None,
+                Some("bob"),
+                "archived",
+                "2026-02-01T00:00:00.500Z",
+                Some("e-1"),
+            ),
+            (
+                3,
+                "Cy",
+                "O'Neil",
+                Some(""),
+                Some(""),
+                None,
+                "active",
+                "2026-03-01T00:00:00Z",
+                None,
+            ),
+            (
+                4,
+                "Dee",
+                "Ng",
+                Some("CTO"),
+                Some("dee@corp.example"),
+                Some("DEE"),
+                "draft",
+                "2026-04-01T00:00:00Z",
+                None,
+            ),
+            (
+                12,
+                "Él",
+                "Zed%_\\",
+                Some("a%b_c"),
+                Some("x@y.example"),
+                Some("z%_\\"),
+                "active",
+                "2026-05-01T00:00:00Z",
+                Some("12"),
+            ),
+        ];
+        let mut users = Vec::new();
+        for (id, first, last, job, email, user_name, status, at, ext) in rows {
+            let display = format!("{first} {last}");
+            let scim = (id != 4).then(|| json!({"displayName": display}).to_string());
+            conn.execute(
+                "INSERT INTO cards (id, account_id, title, first_name, last_name, job_title, email,
+                    status, created_at, updated_at, scim_user_name, scim_user, external_id)
+                 VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)",
+                rusqlite::params![
+                    id,
+                    "Generated title",
+                    first,
+                    last,
+                    job,
+                    email,
+                    status,
+                    t(at),
+                    user_name,
+                    scim,
+                    ext
+                ],
+            )
+            .unwrap();
+            // Another account's card like it: the account condition keeps it out.
+            let mut u = json!({"id": id.to_string(),
+                "name": {"givenName": first, "familyName": last},
+                "displayName": if id == 4 { "Generated title".to_string() } else { display },
+                "active": status == "active",
+                "meta": {"created": at, "lastModified": iso8601(t(at))}});
+            let o = u.as_object_mut().unwrap();
+            for (k, v) in [("userName", user_name), ("externalId", ext), ("title", job)] {
+                if let Some(v) = v {
+                    o.insert(k.into(), v.into());
+                }
+            }
+            if let Some(e) = email.filter(|e| !e.is_empty()) {
+                o.insert(
+                    "emails".into(),
+                    json!([{"value": e, "type": "work", "primary": true}]),
+                );
+            }
+            users.push((id, u));
+        }
+        conn.execute(
+            "INSERT INTO cards (id, account_id, title, first_name, last_name, email, status,
+                created_at, updated_at, scim_user_name, external_id)
+             VALUES (99, 2, 't', 'Ada', 'L', 'ada@example.com', 'active', 0, 0,
+                'ada@example.com', 'E-1')",
+            [],
+        )
+        .unwrap();
+        (conn, users)
+    }
+
+    fn bound(f: &SqlFilter) -> Vec<Sql> {
+        let mut args = vec![Sql::Integer(1)];
+        args.extend(f.args.iter().map(|a| match a {
+            SqlArg::Text(t) => Sql::Text(t.clone()),
+            SqlArg::Int(i) => Sql::Integer(*i),
+        }));
+        args
+    }
+
+    fn query(conn: &Connection, text: &str) -> Vec<i64> {
+        let f = sql(text);
+        let q = format!(
+            "SELECT id FROM cards WHERE account_id = ?1 AND ({}) ORDER BY id",
+            f.sql
+        );
+        let mut stmt = conn
+            .prepare(&q)
+            .unwrap_or_else(|e| panic!("{text}: {q}: {e}"));
+        let ids = stmt
+            .query_map(rusqlite::params_from_iter(bound(&f)), |r| r.get(0))
+            .unwrap()
+            .collect::<Result<Vec<i64>, _>>()
+            .unwrap();
+        ids
+    }
+
+    #[test]
+    fn sql_and_json_agree_on_the_cards() {
+        let (conn, users) = db();
+        for (text, want) in [
+            (r#"userName eq "ADA@example.com""#, vec![1]),
+            (r#"userName eq "dee""#, vec![4]),
+            (r#"userName ne "bob""#, vec![1, 3, 4, 12]),
+            (r#"userName sw "b""#, vec![2]),
+            (r#"userName ew "E""#, vec![4]),
+            (r#"userName co "%_""#, vec![12]),
+            (r#"userName co "\\""#, vec![12]),
+            (r#"userName sw """#, vec![1, 2, 4, 12]),
+            (r#"userName gt "c""#, vec![4, 12]),
+            (r#"userName le "BOB""#, vec![1, 2]),
+            (r#"userName pr"#, vec![1, 2, 4, 12]),
+            (r#"not (userName pr)"#, vec![3]),
+            (r#"externalId eq "E-1""#, vec![1]),
+            (r#"externalId eq "e-1""#, vec![2]),
+            (r#"externalId ne "E-1""#, vec![2, 3, 4, 12]),
+            (r#"id eq "12""#, vec![12]),
+            (r#"id eq "x""#, vec![]),
+            (r#"id ne "x""#, vec![1, 2, 3, 4, 12]),
+            (r#"emails.value eq "ada@EXAMPLE.com""#, vec![1]),
+            (r#"emails eq "ada@example.com""#, vec![1]),
+            (r#"emails.value ew ".EXAMPLE""#, vec![4, 12]),
+            (r#"emails.value ne "ada@example.com""#, vec![2, 3, 4, 12]),
+            (r#"emails pr"#, vec![1, 4, 12]),
+            (r#"emails[type eq "work"]"#, vec![1, 4, 12]),
+            (r#"emails[type eq "home"]"#, vec![]),
+            (r#"emails.type ne "work""#, vec![2, 3]),
+            (r#"emails.primary eq true"#, vec![1, 4, 12]),
+            (r#"emails[value eq "x@y.example"]"#, vec![12]),
+            (r#"emails[type eq "work" and value co "@corp"]"#, vec![4]),
+            (r#"emails[type eq "work"].value sw "ada""#, vec![1]),
+            (r#"emails[not (value sw "ada")]"#, vec![4, 12]),
+            (r#"name.givenName eq "ada""#, vec![1]),
+            (r#"name.familyName co "'""#, vec![3]),
+            (r#"title pr"#, vec![1, 4, 12]),
+            (r#"title ne "cto""#, vec![1, 2, 3, 12]),
+            (r#"not (title eq "CTO")"#, vec![1, 2, 3, 12]),
+            (r#"title co "%""#, vec![12]),
+            (r#"title sw "a%b_""#, vec![12]),
+            (r#"displayName eq "ada lovelace""#, vec![1]),
+            (r#"displayName sw "generated""#, vec![4]),
+            (r#"active eq true"#, vec![1, 3, 12]),
+            (r#"active eq "False""#, vec![2, 4]),
+            (r#"active ne true"#, vec![2, 4]),
+            (r#"meta.created eq "2026-02-01T00:00:00.500Z""#, vec![2]),
+            (
+                r#"meta.created gt "2026-02-01T00:00:00.5Z""#,
+                vec![3, 4, 12],
+            ),
+            (
+                r#"meta.lastModified le "2026-03-01T01:00:00+01:00""#,
+                vec![1, 2, 3],
+            ),
+            (
+                r#"meta.created ge "2026-02-01T00:00:00Z" and meta.created lt "2026-04-01T00:00:00Z""#,
+                vec![2, 3],
+            ),
+            (
+                r#"userName eq "bob" or emails.value co "corp" and active eq false"#,
+                vec![2, 4],
+            ),
+            (
+                r#"(userName eq "bob" or emails.value co "corp") and not (active eq false)"#,
+                vec![],
+            ),
+            (
+                r#"urn:ietf:params:scim:schemas:core:2.0:User:userName Eq "ada@example.com""#,
+                vec![1],
+            ),
+        ] {
+            assert_eq!(query(&conn, text), want, "SQL: {text}");
+            let f = parse(text).unwrap();
+            let json: Vec<i64> = users
+                .iter()
+                .filter(|(_, u)| f.matches(u))
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(json, want, "JSON: {text}");
+        }
+    }
+
+    #[test]
+    fn a_user_name_is_found_by_its_index() {
+        let (conn, _) = db();
+        for (text, index) in [
+            (
+                r#"userName eq "ada@example.com""#,
+                "cards_account_user_name",
+            ),
+            (r#"externalId eq "E-1""#, "cards_account_external_id"),
+        ] {
+            let f = sql(text);
+            let q = format!(
+                "EXPLAIN QUERY PLAN SELECT id FROM cards WHERE account_id = ?1 AND ({})",
+                f.sql
+            );
+            let mut stmt = conn.prepare(&q).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(rusqlite::params_from_iter(bound(&f)), |r| r.get(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan.iter()
+                    .any(|p| p.starts_with("SEARCH") && p.contains(&format!("INDEX {index}"))),
+                "{text}: {plan:?}"
+            );
+        }
     }
 
     #[test]
     fn matches_json_resources() {
         let user = json!({"userName": "Ada", "id": "7", "externalId": "E1",
             "emails": [{"value": "a@x.example", "type": "home"}, {"value": "b@y.example", "type": "work"}],
-            "active": true, "name": {"givenName": "Ada"}});
+            "phoneNumbers": [{"type": "mobile"}],
+            "active": true, "name": {"givenName": "Ada"}, "count": 3});
         for (text, want) in [
             (r#"username eq "ada""#, true),
+            (r#"ID eq "7""#, true),
             (r#"externalId eq "e1""#, false),
+            (r#"externalId eq "E1""#, true),
             (r#"emails.value ew "@y.example""#, true),
             (r#"emails eq "a@x.example""#, true),
+            (r#"EMAILS.VALUE eq "B@Y.EXAMPLE""#, true),
             (r#"emails[type eq "work" and value sw "b"]"#, true),
+            (r#"emails[type eq "work" and value sw "a"]"#, false),
             (r#"emails[type eq "other"]"#, false),
+            (r#"emails[type eq "work"].value eq "b@y.example""#, true),
+            (r#"emails[type eq "home"].value eq "b@y.example""#, false),
+            (r#"phoneNumbers pr"#, true),
+            (r#"phoneNumbers.value pr"#, false),
+            (r#"name[givenName sw "a"]"#, true),
             (r#"title pr"#, false),
             (r#"not (title eq "x")"#, true),
             (r#"title ne "x""#, true),
             (r#"active eq true and name.givenName pr"#, true),
+            (r#"active eq false or count ge 3"#, true),
+            (r#"count gt 3.5"#, false),
+            (r#"count co 3"#, false),
         ] {
             assert_eq!(parse(text).unwrap().matches(&user), want, "{text}");
         }
         let email = json!({"value": "b@y.example", "type": "work"});
         assert!(parse(r#"type eq "WORK""#).unwrap().matches(&email));
+        assert!(!parse(r#"type pr"#).unwrap().matches(&json!("work")));
     }
 }
