@@ -6,6 +6,7 @@
 //! readable in a copy of the database than the secret itself.
 
 use std::future::Future;
+use std::pin::Pin;
 
 use worker::{Headers, Response};
 
@@ -63,7 +64,7 @@ pub async fn once(
     app: &App,
     p: &Principal,
     target: Target,
-    write: impl Future<Output = ApiResult<Response>>,
+    write: Pin<Box<dyn Future<Output = ApiResult<Response>> + '_>>,
 ) -> ApiResult<Response> {
     let key = parse_key(&target.key)?;
     let sealing = sealing_key(&app.config.token_pepper);

@@ -85,7 +85,8 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
     };
     match target {
         None => run.await,
-        Some(target) => api::idempotency::once(app, p, target, run).await,
+        // Boxed: one copy of `once` serves the API's writes and SCIM's (~2 KiB of upload).
+        Some(target) => api::idempotency::once(app, p, target, Box::pin(run)).await,
     }
 }
 
@@ -143,6 +144,7 @@ async fn scim(
     };
     match target {
         None => run.await,
-        Some(target) => api::idempotency::once(app, p, target, run).await,
+        // Boxed: one copy of `once` serves the API's writes and SCIM's (~2 KiB of upload).
+        Some(target) => api::idempotency::once(app, p, target, Box::pin(run)).await,
     }
 }
