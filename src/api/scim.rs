@@ -9,7 +9,7 @@ use worker::{Request, Response};
 use super::cards;
 use crate::domain::card::{Card, Status};
 use crate::domain::principal::Principal;
-use crate::domain::scim::filter::{self, SqlArg};
+use crate::domain::scim::filter;
 use crate::domain::scim::{attributes, discovery, patch, user, ScimError, LIST, MAX_RESULTS};
 use crate::domain::token::Scope;
 use crate::http::error::{ApiError, ApiResult};
@@ -348,16 +348,7 @@ async fn list(app: &App, p: &Principal, l: Listing, base: &str) -> ApiResult<Res
         None => None,
     };
     let (clause, args) = match &sql {
-        Some(f) => (
-            f.sql.as_str(),
-            f.args
-                .iter()
-                .map(|a| match a {
-                    SqlArg::Text(t) => SqlValue::Text(t.clone()),
-                    SqlArg::Int(i) => SqlValue::Int(*i),
-                })
-                .collect(),
-        ),
+        Some(f) => (f.sql.as_str(), f.args.iter().map(SqlValue::from).collect()),
         None => ("1", Vec::new()),
     };
     let (cards, total) = store::users(

@@ -34,6 +34,7 @@ use crate::db::Db;
 
 use self::row::{impl_row, Row};
 use crate::domain::input::{Column, Field};
+use crate::domain::scim::filter::SqlArg;
 
 /// The SQL of the next id of an account's lead, webhook or delivery (`account` is the SQL
 /// of its account id): `account_id * 2^31 + n`, n counted per account in its shard
@@ -91,6 +92,16 @@ impl From<Column> for SqlValue {
         match c {
             Column::Text(s) => s.into(),
             Column::Flag(b) => b.into(),
+        }
+    }
+}
+
+/// A compiled SCIM filter's argument (`domain::scim::filter`).
+impl From<&SqlArg> for SqlValue {
+    fn from(a: &SqlArg) -> Self {
+        match a {
+            SqlArg::Text(t) => SqlValue::Text(t.clone()),
+            SqlArg::Int(i) => SqlValue::Int(*i),
         }
     }
 }

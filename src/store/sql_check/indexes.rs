@@ -114,7 +114,7 @@ fn lists_range_over_their_indexes() {
 /// lookup (what Entra ID and Okta send before every create) uses its unique index.
 #[test]
 fn scim_filters_compile_to_indexed_sql() {
-    use crate::domain::scim::filter::{parse, SqlArg};
+    use crate::domain::scim::filter::parse;
     let mut db = Db::new();
     let filters = [
         r#"userName eq "a@b.example""#,
@@ -130,14 +130,7 @@ fn scim_filters_compile_to_indexed_sql() {
         let f = parse(text)
             .and_then(|f| f.to_sql(cards::USERS_FIRST_PARAM))
             .unwrap_or_else(|e| panic!("{text}: {e:?}"));
-        let args = f
-            .args
-            .iter()
-            .map(|a| match a {
-                SqlArg::Text(t) => SqlValue::Text(t.clone()),
-                SqlArg::Int(i) => SqlValue::Int(*i),
-            })
-            .collect::<Vec<_>>();
+        let args = f.args.iter().map(SqlValue::from).collect();
         let stmts = cards::users_sql(1, &f.sql, args, 0, 100);
         db.batch("cards::users_sql", &stmts);
         for stmt in &stmts {
