@@ -848,6 +848,18 @@ fn external_ids_are_unique_within_an_account() {
     let t = server().tenant(&ALL_SCOPES);
     let made = t.card(json!({"first_name": "Ada", "last_name": "L", "external_id": " crm-1 "}));
     assert_eq!(made["external_id"], "crm-1", "trimmed like every text");
+    // Shown in every card output: the feed's snapshot too.
+    let feed = t.get("/events").json();
+    let event = feed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["data"]["object"]["id"] == made["id"]);
+    assert_eq!(
+        event.unwrap()["data"]["object"]["external_id"],
+        "crm-1",
+        "{feed}"
+    );
     let other = t.card(json!({"first_name": "Bob", "last_name": "M"}));
     assert_eq!(other["external_id"], Value::Null);
     assert_card_shape(&other);

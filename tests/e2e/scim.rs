@@ -814,3 +814,48 @@ fn scim_writes_are_card_writes() {
     let refused = post("two@example.com", "scim-2");
     assert_scim_error(&refused, 403, None);
 }
+
+/// provisioning.md 2: an account without API access gets 403 (a SCIM error); every answer
+/// carries the API's rate-limit headers; a value that breaks a card constraint is a 400
+/// `invalidValue` naming the attribute, and nothing is made.
+#[test]
+fn scim_access_rate_limit_and_invalid_values() {
+    let s = server();
+    let account = s.account("enterprise", json!({"features": {"api_access": false}}));
+    let token = s.token(account, &["scim"]);
+    let r = call(
+        "GET",
+        &format!("{}/scim/v2/Users", s.base),
+        Some(&token),
+        None,
+        &[],
+    );
+    assert_scim_error(&r, 403, None);
+
+    let t = idp();
+    let r = t.scim("GET", "/Users", None);
+    scim_json(&r, 200);
+    for h in [
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "ratelimit-policy",
+        "ratelimit",
+    ] {
+        assert!(r.header(h).is_some(), "{h}: {r:?}");
+    }
+    let name = format!("{}@example.com", unique());
+    let bad = json!({"schemas": [CORE], "userName": name,
+        "emails": [{"value": "not an address", "type": "work", "primary": true}]});
+    let e = assert_scim_error(
+        &t.scim("POST", "/Users", Some(&bad)),
+        400,
+        Some("invalidValue"),
+    );
+    assert!(e["detail"].as_str().unwrap().starts_with("emails"), "{e}");
+    let filter = enc(&format!("userName eq \"{name}\""));
+    let found = scim_json(
+        &t.scim("GET", &format!("/Users?filter={filter}"), None),
+        200,
+    );
+    assert_list(&found, 0, 1, 0);
+}
