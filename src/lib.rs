@@ -1,6 +1,7 @@
 //! Digital Business Card API as a Cloudflare Worker. Layers, each importing only from
 //! those below it (checked by `tests/layers.rs`; README.md has the map):
-//! entry (`lib.rs`, `router/`, `auth`, `config`, `delivery`, `upkeep`) -> handlers (`api`, `public`) -> `durable` ->
+//! entry (`lib.rs`, `router/`, `auth`, `config`, `delivery`, `upkeep`) -> handlers (`api`, `public`) -> `ops`
+//! (what a change does, whichever door it came through) -> `durable` ->
 //! `store` -> `http` (plumbing) -> `db` (the request's D1 session) -> `js` (runtime values
 //! into Rust) -> `domain` (pure rules).
 
@@ -13,6 +14,7 @@ pub mod domain;
 pub mod durable;
 pub mod http;
 pub mod js;
+pub mod ops;
 pub mod public;
 pub mod router;
 pub mod store;

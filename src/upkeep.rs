@@ -68,7 +68,7 @@ async fn erase_expired_in(env: &Env, db: &Shard, now: i64) -> Result<usize> {
         };
         while batches < RETENTION_BATCHES_PER_RUN {
             batches += 1;
-            let (n, attempts) = erasure::erase(db, account.id, set, now).await?;
+            let (n, attempts) = erasure::erase(db, account.id, set, now, None).await?;
             outbox::send(env, outbox::QUEUE, &attempts, 0).await?;
             erased += n;
             if (n as i64) < RETENTION_BATCH {

@@ -23,6 +23,8 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     ("entry", &["router"]),
     ("handlers", &["api", "public"]),
+    // What a change does, whichever handler asked: shared by the doors, never one's own.
+    ("ops", &["ops"]),
     ("durable", &["durable"]),
     ("store", &["store"]),
     ("http", &["http"]),     // leaf plumbing: App, errors, responses, parameters
@@ -31,9 +33,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("domain", &["domain"]), // pure rules, unit-tested natively
 ];
 
-/// Layers only some layers above may use. The HTTP plumbing serves requests: storage and
-/// Durable Objects take plain values (an `Env`, ids) instead, so they never depend on it.
-const ONLY_FROM: &[(&str, &[&str])] = &[("http", &["entry", "handlers"])];
+/// Layers only some layers above may use. The HTTP plumbing serves requests (operations
+/// run within one, on its `App`): storage and Durable Objects take plain values (an
+/// `Env`, ids) instead, so they never depend on it.
+const ONLY_FROM: &[(&str, &[&str])] = &[("http", &["entry", "handlers", "ops"])];
 
 /// Crates of worker and JS types: the domain must build and test natively without them.
 const NOT_IN_DOMAIN: &[&str] = &["worker", "wasm_bindgen", "js_sys", "web_sys"];

@@ -6,18 +6,14 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use worker::{Request, Response};
 
-use crate::db::Start;
 use crate::domain::account::{AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
-use crate::domain::moving::Plan;
 use crate::domain::region::{Region, Topology};
 use crate::domain::signing::same;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
 use crate::domain::time::iso8601;
-use crate::domain::token::{format_token, hash_token, Token, RANDOM_BYTES};
+use crate::domain::token::Token;
 use crate::domain::validation::{self as v, FieldErrors};
-use crate::durable::mover::client as mover;
-use crate::durable::rate_limiter::client as gate;
 use crate::durable::throttle::client as throttle;
 use crate::http::body::json_object;
 use crate::http::error::{ApiError, ApiResult};
@@ -26,9 +22,9 @@ use crate::http::params::{bearer, client_address, method, path_id};
 use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::response::{created, ok};
 use crate::http::App;
-use crate::store::moves::{self, MoveRow};
-use crate::store::outbox;
-use crate::store::{accounts, tokens, webhooks};
+use crate::ops;
+use crate::store::moves;
+use crate::store::{accounts, tokens};
 
 #[derive(Serialize)]
 struct TokenOut<'a> {
@@ -179,92 +175,28 @@ pub async fn handle(app: &App, req: Request, segments: &[&str]) -> ApiResult<Res
 }
 
 async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<Response> {
-    let dir = app.directory()?;
     match route {
         AdminRoute::CreateAccount => {
             let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Create)?;
-            let topology = app.topology()?;
-            let region = patch.data_region.unwrap_or(topology.default_region);
-            let counts = accounts::per_shard(&dir).await?;
-            let shard = topology.place(region, |b| counts.of(b)).ok_or_else(|| {
-                ApiError::validation(
-                    "data_region",
-                    format!(
-                        "The data region must be one of: {}.",
-                        topology
-                            .regions()
-                            .iter()
-                            .map(|r| r.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })?;
-            let account =
-                accounts::create(&dir, &patch, region.as_str(), &shard.binding, app.now_ms)
-                    .await?
-                    .ok_or_else(|| ApiError::Internal("account insert returned no row".into()))?;
-            app.place(&shard.binding)?;
-            app.start_reads(Start::Primary);
-            if let Err(e) = accounts::copy(&*app.db()?, &account).await {
-                // No account without its shard's copy: undo the directory's row.
-                let _ = accounts::delete(&dir, account.id).await;
-                return Err(e.into());
-            }
+            let account = ops::accounts::create(app, &patch).await?;
             let location = format!("/admin/v1/accounts/{}", account.id);
             Ok(created(&location, &json!({"data": account.view()})))
         }
         AdminRoute::GetAccount(account) => {
-            let found = accounts::get(&dir, account).await?;
+            let found = accounts::get(&*app.directory()?, account).await?;
             ok(&json!({"data": found.ok_or(ApiError::NotFound)?.view()}))
         }
         AdminRoute::UpdateAccount(account) => {
             let patch = AccountPatch::parse(&json_object(&mut req).await?, Mode::Update)?;
-            let current = accounts::get(&dir, account)
-                .await?
-                .ok_or(ApiError::NotFound)?;
-            let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
-            if place.moving.is_some() {
-                return Err(ApiError::Moving);
-            }
-            let shard = place.shard.clone();
-            let found = accounts::update(&dir, account, &patch)
-                .await?
-                .ok_or(ApiError::NotFound)?;
-            app.place(&shard)?;
-            let db = app.db()?;
-            // The shard's copy follows (an upsert: a retried PATCH repairs a copy an
-            // interrupted one missed).
-            accounts::copy(&db, &found).await?;
-            // Plan, features and limit are cached with each token: void them all.
-            gate::invalidate_all(&app.env, &tokens::hashes(&dir, account).await?).await?;
-            // With API access (back), webhook attempts that waited for it go now.
-            if found.api_access() {
-                let waiting = webhooks::resume(&db, account, app.now_ms).await?;
-                outbox::dispatch(&app.env, &app.ctx, waiting, app.config.webhooks_fault);
-            }
+            let found = ops::accounts::update(app, account, &patch).await?;
             ok(&json!({"data": found.view()}))
         }
         AdminRoute::DeleteAccount(account) => {
-            let current = accounts::get(&dir, account)
-                .await?
-                .ok_or(ApiError::NotFound)?;
-            let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
-            if place.moving.is_some() {
-                return Err(ApiError::Moving);
-            }
-            let hashes = tokens::hashes(&dir, account).await?;
-            // The shard's data first: a crash after it leaves an account to delete again.
-            app.place(&place.shard)?;
-            accounts::delete_data(&*app.db()?, account).await?;
-            if !accounts::delete(&dir, account).await? {
-                return Err(ApiError::NotFound);
-            }
-            // Answered once no cached record of its tokens remains.
-            gate::invalidate_all(&app.env, &hashes).await?;
+            ops::accounts::delete(app, account).await?;
             ok(&json!({"message": "Account deleted."}))
         }
         AdminRoute::ListTokens(account) => {
+            let dir = app.directory()?;
             if accounts::get(&dir, account).await?.is_none() {
                 return Err(ApiError::NotFound);
             }
@@ -273,24 +205,12 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
             ok(&json!({ "data": data }))
         }
         AdminRoute::CreateToken(account) => {
-            if accounts::get(&dir, account).await?.is_none() {
+            if accounts::get(&*app.directory()?, account).await?.is_none() {
                 return Err(ApiError::NotFound);
             }
             let request = TokenRequest::parse(&json_object(&mut req).await?)?;
-            let mut random = [0u8; RANDOM_BYTES];
-            getrandom::fill(&mut random)
-                .map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
-            let token = format_token(&random, &app.config.token_pepper);
-            let row = tokens::create(
-                &dir,
-                account,
-                &request.name,
-                &hash_token(&token),
-                &request.scopes,
-                app.now_ms,
-            )
-            .await?
-            .ok_or_else(|| ApiError::Internal("token insert returned no row".into()))?;
+            let (row, token) =
+                ops::tokens::mint(app, account, &request, &ops::by_operator(app)).await?;
             // A token is managed (revoked) at its own path.
             let location = format!("/admin/v1/tokens/{}", row.id);
             Ok(created(
@@ -299,63 +219,30 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
             ))
         }
         AdminRoute::RevokeToken(token) => {
-            let revoked = tokens::revoke(&dir, token, app.now_ms)
-                .await?
-                .ok_or(ApiError::NotFound)?;
-            // The webhooks it answers for stop with it, in the account's shard (an attempt
-            // of one that raced this is refused by the consumer, which asks the directory).
-            app.place(&revoked.shard)?;
-            let disabled =
-                webhooks::disable_for_token(&*app.db()?, revoked.account_id, token, app.now_ms)
-                    .await?;
-            // Answered only once the token's cached record is gone: the very next request
-            // with it is refused.
-            gate::invalidate(&app.env, &revoked.token_hash).await?;
+            let disabled = ops::tokens::revoke(app, token, None, &ops::by_operator(app)).await?;
             ok(&json!({
                 "message": "Token revoked.",
                 "webhooks_disabled": disabled
             }))
         }
         AdminRoute::StartMove(account) => {
-            let current = accounts::get(&dir, account)
-                .await?
-                .ok_or(ApiError::NotFound)?;
-            let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
-            let topology = app.topology()?;
             let body = json_object(&mut req).await?;
-            let region = parse_move(&body, topology, &place.data_region)?;
-            if place.moving.is_some() {
-                return Err(ApiError::MoveRunning);
-            }
-            let counts = accounts::per_shard(&dir).await?;
-            let to = topology
-                .place(region, |b| counts.of(b))
-                .ok_or_else(|| ApiError::Internal("a listed region has no shard".into()))?;
-            let started = moves::start(
-                &dir,
-                account,
-                &place.shard,
-                &to.binding,
-                region.as_str(),
-                app.now_ms,
-            )
-            .await?
-            .ok_or(ApiError::MoveRunning)?;
-            // Its tokens learn that it moves before this answers: its writes wait (503).
-            gate::invalidate_all(&app.env, &tokens::hashes(&dir, account).await?).await?;
-            mover::start(&app.env, &plan_of(app, &started)).await?;
+            let region = parse_move(&body, app.topology()?)?;
+            let started = ops::accounts::start_move(app, account, region).await?;
             let location = format!("/admin/v1/moves/{}", started.id);
             let mut resp = json_response(202, &json!({"data": started.view()}));
             let _ = resp.headers_mut().set("Location", &location);
             Ok(resp)
         }
         AdminRoute::GetMove(id) => {
-            let found = moves::get(&dir, id).await?.ok_or(ApiError::NotFound)?;
+            let found = moves::get(&*app.directory()?, id)
+                .await?
+                .ok_or(ApiError::NotFound)?;
             ok(&json!({"data": found.view()}))
         }
         AdminRoute::Regions => {
             let topology = app.topology()?;
-            let counts = accounts::per_shard(&dir).await?;
+            let counts = accounts::per_shard(&*app.directory()?).await?;
             let data: Vec<_> = topology
                 .regions()
                 .into_iter()
@@ -373,11 +260,11 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
     }
 }
 
-/// The region of a move request: one of `SHARDS`' regions, and not the account's own.
+/// The region of a move request: one of `SHARDS`' regions (the operation refuses the
+/// account's own).
 fn parse_move(
     body: &serde_json::Map<String, serde_json::Value>,
     topology: &Topology,
-    current: &str,
 ) -> ApiResult<Region> {
     let field = "data_region";
     let region = match body.get(field) {
@@ -394,18 +281,7 @@ fn parse_move(
             format!("The data region must be one of: {}.", names.join(", ")),
         ));
     };
-    if region.as_str() == current {
-        return Err(ApiError::validation(
-            field,
-            format!("The account is in {current} already."),
-        ));
-    }
     Ok(region)
-}
-
-/// The mover's plan of a recorded move, with this deployment's pacing.
-fn plan_of(app: &App, m: &MoveRow) -> Plan {
-    Plan::new(m.id, m.account_id, &m.from_shard, &m.to_shard, &m.to_region).paced(app.config)
 }
 
 #[cfg(test)]

@@ -2,9 +2,7 @@
 
 use worker::{Request, Response};
 
-use crate::domain::analytics::{
-    period_days, report, ClicksDay, CounterKey, Day, ViewsDay, DEFAULT_PERIOD,
-};
+use crate::domain::analytics::{period_days, ClicksDay, Day, ViewsDay, DEFAULT_PERIOD};
 use crate::domain::principal::Principal;
 use crate::domain::time::day_of;
 use crate::domain::validation::{invalid_choice, must_be_integer};
@@ -59,11 +57,10 @@ pub async fn clicks(app: &App, p: &Principal, req: &Request) -> ApiResult<Respon
 async fn serve<D: Day>(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let w = window(app, p, req).await?;
     let today = day_of(app.now_ms);
-    let keys = CounterKey::for_window(p.account_id, w.card.into(), D::KIND, today, w.days);
     let started = js_sys::Date::now();
-    let docs = analytics::month_docs(&app.env, &app.ctx, &keys, today, w.days).await?;
+    let (account, card, period) = (p.account_id, w.card, &w.period);
+    let data =
+        analytics::report_of::<D>(&app.env, &app.ctx, account, card, period, today, w.days).await?;
     app.spent_kv(js_sys::Date::now() - started);
-    ok(&Data {
-        data: report::<D>(&docs, today, &w.period, w.days),
-    })
+    ok(&Data { data })
 }

@@ -1,23 +1,21 @@
-//! Card operations (spec 4.2 - 4.5). Every card answered is shown as the account's current
-//! features allow (extensions.md 5).
+//! Card operations (spec 4.2 - 4.5), answered as the API answers; the changes are
+//! `ops::cards`'. Every card answered is shown as the account's current features allow
+//! (extensions.md 5).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use worker::{Request, Response};
 
 use crate::domain::card::{Card, CardInput, CardPatch, CardView};
-use crate::domain::config::SlugsFault;
 use crate::domain::principal::Principal;
-use crate::domain::slug::base_slug;
 use crate::domain::validation::Rule;
 use crate::domain::weburl::percent_decode;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, query, updated_since};
 use crate::http::response::{card_with_leads_text, created, json_response, ok, paged_text};
 use crate::http::App;
-use crate::store::cards::{self, CardFilter, Created};
-use crate::store::outbox;
-use crate::store::slugs;
+use crate::ops;
+use crate::store::cards::{self, CardFilter};
 use crate::store::views::card_args;
 
 #[derive(Serialize)]
@@ -51,60 +49,10 @@ fn one_body<'a>(app: &'a App, card: &'a Card, message: &'static str) -> One<'a> 
 }
 
 pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
-    let card = make(app, p, CardInput::parse(body)?).await?;
+    let card = ops::cards::make(app, p, CardInput::parse(body)?).await?;
     let location = format!("/api/v1/cards/{}", card.id);
     let body = one_body(app, &card, "Card created successfully.");
     Ok(created(&location, &body))
-}
-
-/// Makes a card as createCard does (the SCIM service too): the plan's coercions, the slug,
-/// the limit, the event and its webhooks. The card as the account's features show it.
-pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<Card> {
-    input.apply_plan(p.features);
-    let (first, last) = (input.first_name(), input.last_name());
-    // The slug (and the card's id) from the directory first; see store::slugs for how a
-    // crash between the two databases is settled.
-    let dir = app.directory()?;
-    let reserved = slugs::reserve(
-        &dir,
-        &base_slug(first, last),
-        p.account_id,
-        &p.place.shard,
-        app.now_ms,
-    )
-    .await?
-    .ok_or_else(|| ApiError::Internal("slug reservation returned no row".into()))?;
-    if app.config.slugs_fault == Some(SlugsFault::AfterReserve) {
-        return Err(ApiError::Internal("SLUGS_FAULT=after-reserve".into()));
-    }
-    let made = cards::create(
-        &*app.db()?,
-        p.account_id,
-        &input,
-        &reserved,
-        &format!("{first} {last}"),
-        p.card_limit,
-        app.now_ms,
-    )
-    .await;
-    let (made, sent) = match made {
-        Ok(made) => made,
-        Err(e) => {
-            // Refused by the shard (a move's fence, an external id taken): the name is
-            // free again.
-            let _ = slugs::release(&dir, reserved.card_id, p.account_id).await;
-            return Err(e.into());
-        }
-    };
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    // A made card's slug stays pending until the sweeper sees the card (store::slugs).
-    match made {
-        Created::Card(card) => Ok(card.effective(p.features)),
-        Created::LimitReached => {
-            slugs::release(&dir, reserved.card_id, p.account_id).await?;
-            Err(ApiError::CardLimit)
-        }
-    }
 }
 
 pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
@@ -121,26 +69,9 @@ pub async fn update(
     body: &Map<String, Value>,
     id: i64,
 ) -> ApiResult<Response> {
-    let card = change(app, p, id, CardPatch::parse(body)?, None).await?;
+    let card = ops::cards::change(app, p, id, CardPatch::parse(body)?, None).await?;
     let card = card.ok_or(ApiError::NotFound)?;
     Ok(one(app, &card, "Card updated successfully."))
-}
-
-/// Changes a card as patchCard does (the SCIM service too): the plan's coercions, the
-/// event and its webhooks. `None` when the account has no such card, or (with `unchanged`)
-/// when its `updated_at` is no longer that: another change came first.
-pub async fn change(
-    app: &App,
-    p: &Principal,
-    id: i64,
-    mut patch: CardPatch,
-    unchanged: Option<i64>,
-) -> ApiResult<Option<Card>> {
-    patch.apply_plan(p.features);
-    let db = app.db()?;
-    let (card, sent) = cards::update(&db, p.account_id, id, &patch, unchanged, app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    Ok(card.map(|c| c.effective(p.features)))
 }
 
 /// `PUT /cards/external/{external_id}` (provisioning.md 1): the card of that external id
@@ -183,26 +114,6 @@ pub async fn upsert(
 }
 
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    remove(app, p, id).await?;
+    ops::cards::remove(app, p, id).await?;
     ok(&serde_json::json!({"message": "Card deleted successfully."}))
-}
-
-/// Deletes a card as deleteCard does (the SCIM service too): its leads, its slug, the
-/// event and its webhooks; 404 when the account has no such card.
-pub async fn remove(app: &App, p: &Principal, id: i64) -> ApiResult<()> {
-    // Pending while the card goes: a crash in between is settled by the sweeper.
-    let dir = app.directory()?;
-    slugs::unsettle(&dir, id, p.account_id, app.now_ms).await?;
-    let (deleted, sent) = cards::delete(&*app.db()?, p.account_id, id, app.now_ms).await?;
-    if app.config.slugs_fault == Some(SlugsFault::AfterDelete) {
-        return Err(ApiError::Internal("SLUGS_FAULT=after-delete".into()));
-    }
-    if deleted {
-        slugs::release(&dir, id, p.account_id).await?;
-    }
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    if !deleted {
-        return Err(ApiError::NotFound);
-    }
-    Ok(())
 }

@@ -10,9 +10,9 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::params::{self, path_id, query, updated_since};
 use crate::http::response::{ok, paged_text, Data};
 use crate::http::App;
-use crate::store::erasure::{self, LeadSet};
+use crate::ops;
+use crate::store::erasure::LeadSet;
 use crate::store::leads::{self, LeadFilter};
-use crate::store::outbox;
 
 pub async fn list(app: &App, p: &Principal, req: &Request) -> ApiResult<Response> {
     let q = query(req);
@@ -42,10 +42,8 @@ pub async fn get(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 
 /// `DELETE /leads/{id}` (extensions.md 8): the lead and every copy of its personal data.
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
-    let (erased, sent) =
-        erasure::erase(&*app.db()?, p.account_id, LeadSet::One(id), app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    if erased == 0 {
+    let by = ops::by_token(app, p);
+    if ops::leads::erase(app, p.account_id, LeadSet::One(id), &by).await? == 0 {
         return Err(ApiError::NotFound);
     }
     ok(&serde_json::json!({"message": "Lead deleted successfully."}))
@@ -54,14 +52,8 @@ pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
 /// `POST /leads/erase {email}`: every lead of that address in the account, as above.
 pub async fn erase(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
     let email = erase_request(body)?;
-    let (erased, sent) = erasure::erase(
-        &*app.db()?,
-        p.account_id,
-        LeadSet::Email(&email),
-        app.now_ms,
-    )
-    .await?;
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    let by = ops::by_token(app, p);
+    let erased = ops::leads::erase(app, p.account_id, LeadSet::Email(&email), &by).await?;
     ok(&serde_json::json!({
         "data": {"erased": erased},
         "message": "Leads erased successfully."

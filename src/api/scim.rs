@@ -1,12 +1,11 @@
 //! The SCIM 2.0 service at `/scim/v2` (provisioning.md 2): Users are the account's cards.
-//! Every change runs through the card operations of `api::cards` (make, change, remove),
+//! Every change runs through the card operations of `ops::cards` (make, change, remove),
 //! so events, webhooks, the plan's coercions and the card limit are the API's. What is
 //! SCIM's own (the User shape, filters, PATCH, discovery) is pure: `domain::scim`.
 
 use serde_json::{Map, Value};
 use worker::{Request, Response};
 
-use super::cards;
 use crate::domain::card::{Card, Status};
 use crate::domain::principal::Principal;
 use crate::domain::scim::filter;
@@ -17,6 +16,7 @@ use crate::http::json::scim_response;
 use crate::http::params::{path_id, query};
 use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::App;
+use crate::ops::cards;
 use crate::store::cards as store;
 use crate::store::SqlValue;
 

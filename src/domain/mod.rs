@@ -24,6 +24,7 @@ pub mod ratelimit;
 pub mod region;
 pub mod representation;
 pub mod scim;
+pub mod security;
 pub mod signing;
 pub mod slug;
 pub mod throttle;

@@ -10,7 +10,7 @@ pub mod params;
 pub mod paths;
 pub mod response;
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use worker::{Context, Env, Request};
@@ -41,6 +41,9 @@ pub struct App {
     kv_ms: Cell<Option<f64>>,
     /// What the request's log line says beyond its status (filled as the request goes).
     pub trace: RefCell<Trace>,
+    /// The runtime's request, for what is read of it only when needed ([`App::country`]).
+    raw: worker::web_sys::Request,
+    country: OnceCell<Option<String>>,
 }
 
 /// The parts of a request's log line that only its handling learns. Never a token, an
@@ -81,7 +84,18 @@ impl App {
             directory: RefCell::new(None),
             kv_ms: Cell::new(None),
             trace: RefCell::new(Trace::default()),
+            // A handle of the same request (its `clone()` method would copy the body).
+            raw: Clone::clone(req.inner()),
+            country: OnceCell::new(),
         }
+    }
+
+    /// The client's country (`request.cf.country`), read once and only when asked for:
+    /// the security log's entries carry it.
+    pub fn country(&self) -> Option<String> {
+        self.country
+            .get_or_init(|| params::country_of(&self.raw))
+            .clone()
     }
 
     /// The shards and regions (`SHARDS`); a configuration fault is a 500 that names it.

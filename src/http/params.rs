@@ -27,7 +27,11 @@ pub fn incoming(req: worker::web_sys::Request) -> Request {
 
 /// The visitor's country code (`request.cf.country`), if the runtime has one.
 pub fn country(req: &Request) -> Option<String> {
-    cf_country(req.inner())
+    country_of(req.inner())
+}
+
+pub fn country_of(req: &worker::web_sys::Request) -> Option<String> {
+    cf_country(req)
 }
 
 /// The request method as sent. worker's `Method` reads any method it has no variant for

@@ -32,8 +32,9 @@ use crate::http::params::{client_address, method, query};
 use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::response::json_response;
 use crate::http::App;
+use crate::ops;
+use crate::store::cards;
 use crate::store::slugs;
-use crate::store::{cards, leads, outbox};
 use i18n::{strings, Text};
 use page::{Form, FormState};
 
@@ -491,17 +492,14 @@ async fn lead(
             }
         });
     }
-    let (lead, sent) = leads::create(
-        &*app.db()?,
+    ops::leads::capture(
+        app,
         card.account_id,
         card.id,
         &input,
         source(src.as_deref()),
-        app.now_ms,
     )
     .await?;
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-    lead.ok_or_else(|| ApiError::Internal("lead insert returned no row".into()))?;
     Ok(thanks())
 }
 

@@ -287,6 +287,7 @@ pub fn delete_data_sql(id: i64) -> Vec<Stmt> {
         "DELETE FROM deliveries WHERE account_id = ?1",
         "DELETE FROM webhooks WHERE account_id = ?1",
         "DELETE FROM idempotency_keys WHERE account_id = ?1",
+        "DELETE FROM security_log WHERE account_id = ?1",
         "DELETE FROM events WHERE account_id = ?1",
         "DELETE FROM leads WHERE account_id = ?1",
         "DELETE FROM cards WHERE account_id = ?1",
@@ -306,6 +307,11 @@ pub fn delete_sql(id: i64) -> Vec<Stmt> {
     [
         "DELETE FROM slugs WHERE account_id = ?1",
         "DELETE FROM tokens WHERE account_id = ?1",
+        "DELETE FROM sessions WHERE account_id = ?1",
+        "DELETE FROM passkeys WHERE account_id = ?1",
+        "DELETE FROM members WHERE account_id = ?1",
+        "DELETE FROM invites WHERE account_id = ?1",
+        "DELETE FROM security_log WHERE account_id = ?1",
         "DELETE FROM accounts WHERE id = ?1 RETURNING id",
     ]
     .into_iter()

@@ -11,7 +11,8 @@ use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Context, Env, Result};
 
 use crate::domain::analytics::{
-    history_keep_from, summarizable, summarize, CounterKey, History, HistoryKey, KvKey, KvValue,
+    history_keep_from, report, summarizable, summarize, CounterKey, Day, History, HistoryKey,
+    KvKey, KvValue,
 };
 
 /// The KV namespace binding of the counter documents.
@@ -141,4 +142,20 @@ pub async fn month_docs(
         });
     }
     Ok(docs)
+}
+
+/// A report of kind `D` (spec 2.3, 2.4) of the account (or one card of it) over the last
+/// `days` days ending `today`: what the analytics API answers, and the account area shows.
+pub async fn report_of<D: Day>(
+    env: &Env,
+    ctx: &Context,
+    account_id: i64,
+    card: Option<i64>,
+    period: &str,
+    today: i64,
+    days: i64,
+) -> Result<D::Report> {
+    let keys = CounterKey::for_window(account_id, card.into(), D::KIND, today, days);
+    let docs = month_docs(env, ctx, &keys, today, days).await?;
+    Ok(report::<D>(&docs, today, period, days))
 }

@@ -4,15 +4,14 @@ use worker::Result;
 
 use super::accounts::AccountRow;
 use super::card_row::{card_columns, CardRow};
+use super::change::Change;
 use super::erasure::redact_card_leads_sql;
-use super::events::{self, Source};
-use super::outbox::{fanout_sql, Outbox};
+use super::events::Source;
+use super::outbox::Outbox;
 use super::row::impl_row;
 use super::slugs::Reserved;
 use super::views::{card_object, joined, lead_object, JsonText};
-use super::{
-    batch, columns_of, row_count, rows_of, select, select_first, Columns, Count, SqlValue, Stmt,
-};
+use super::{batch, columns_of, rows_of, select, select_first, Columns, Count, SqlValue, Stmt};
 use crate::db::Shard;
 use crate::domain::account::Account;
 use crate::domain::card::{Card, CardInput, CardPatch, Status};
@@ -355,26 +354,15 @@ pub async fn create(
     limit: i64,
     now: i64,
 ) -> Result<(Created, Outbox)> {
-    let event = events::new_id()?;
-    let [append, bump] = events::append_sql(
-        account_id,
-        &event,
-        EventType::CardCreated,
-        now,
-        Source::InsertedCard,
-    );
-    let stmts = vec![
-        create_sql(account_id, input, reserved, title, limit, now),
-        append,
-        bump,
-        fanout_sql(account_id, &event, EventType::CardCreated, now),
-    ];
-    let results = batch(db, stmts).await?;
-    let created = match rows_of::<CardRow>(&results, 0)?.into_iter().next() {
+    let insert = create_sql(account_id, input, reserved, title, limit, now);
+    let done = Change::new(account_id, EventType::CardCreated, now)?
+        .commit(db, Source::InsertedCard, vec![insert], vec![])
+        .await?;
+    let created = match done.before::<CardRow>(0)?.into_iter().next() {
         Some(card) => Created::Card(Box::new(card.decode())),
         None => Created::LimitReached,
     };
-    Ok((created, Outbox::written(&results, 3)?))
+    Ok((created, done.outbox))
 }
 
 /// Applies the patch; `updated_at` strictly increases even within one millisecond. With
@@ -415,27 +403,12 @@ pub async fn update(
     unchanged: Option<i64>,
     now: i64,
 ) -> Result<(Option<Card>, Outbox)> {
-    let event = events::new_id()?;
-    let [append, bump] = events::append_sql(
-        account_id,
-        &event,
-        EventType::CardUpdated,
-        now,
-        Source::UpdatedCard(id),
-    );
-    let fanout = fanout_sql(account_id, &event, EventType::CardUpdated, now);
-    let results = batch(
-        db,
-        vec![
-            update_sql(account_id, id, patch, unchanged, now),
-            append,
-            bump,
-            fanout,
-        ],
-    )
-    .await?;
-    let row = rows_of::<CardRow>(&results, 0)?.into_iter().next();
-    Ok((row.map(CardRow::decode), Outbox::written(&results, 3)?))
+    let update = update_sql(account_id, id, patch, unchanged, now);
+    let done = Change::new(account_id, EventType::CardUpdated, now)?
+        .commit(db, Source::UpdatedCard(id), vec![update], vec![])
+        .await?;
+    let row = done.before::<CardRow>(0)?.into_iter().next();
+    Ok((row.map(CardRow::decode), done.outbox))
 }
 
 /// The card and its leads go together.
@@ -455,19 +428,38 @@ pub fn delete_sql(account_id: i64, id: i64) -> [Stmt; 2] {
 /// Deletes the card and its leads and records `card.deleted`, in one transaction; `false`
 /// when the account has no such card (and nothing is recorded).
 pub async fn delete(db: &Shard, account_id: i64, id: i64, now: i64) -> Result<(bool, Outbox)> {
-    let event = events::new_id()?;
-    let [append, bump] = events::append_sql(
-        account_id,
-        &event,
-        EventType::CardDeleted,
-        now,
-        Source::DeletingCard(id),
-    );
     let [leads, card] = delete_sql(account_id, id);
-    let fanout = fanout_sql(account_id, &event, EventType::CardDeleted, now);
     // The leads go with the card: their copies in the feed lose their personal data too.
     let redact = redact_card_leads_sql(account_id, id);
-    let results = batch(db, vec![redact, leads, append, bump, fanout, card]).await?;
-    let deleted = row_count(&results, 5)? > 0;
-    Ok((deleted, Outbox::written(&results, 4)?))
+    // The event reads the card, so the card goes after it.
+    let done = Change::new(account_id, EventType::CardDeleted, now)?
+        .commit(
+            db,
+            Source::DeletingCard(id),
+            vec![redact, leads],
+            vec![card],
+        )
+        .await?;
+    Ok((done.after_count(0)? > 0, done.outbox))
+}
+
+/// The account's number of cards, and of leads made since `since` (the account area's
+/// overview), in one round trip.
+pub fn overview_sql(account_id: i64, since: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1",
+            vec![account_id.into()],
+        ),
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM leads WHERE account_id = ?1 AND created_at >= ?2",
+            vec![account_id.into(), since.into()],
+        ),
+    ]
+}
+
+pub async fn overview(db: &Shard, account_id: i64, since: i64) -> Result<(i64, i64)> {
+    let results = batch(db, overview_sql(account_id, since)).await?;
+    let n = |i| -> Result<i64> { Ok(rows_of::<Count>(&results, i)?.first().map_or(0, |c| c.n)) };
+    Ok((n(0)?, n(1)?))
 }

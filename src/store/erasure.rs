@@ -9,9 +9,11 @@ use worker::Result;
 
 use super::outbox::Outbox;
 use super::row::impl_row;
+use super::security::{log_sql, Log, Of, When};
 use super::{batch, row_count, select, SqlValue, Stmt};
 use crate::db::Shard;
 use crate::domain::email_key::email_key;
+use crate::domain::security::{By, Kind};
 use crate::js::normalize;
 
 /// Which of an account's leads to erase.
@@ -110,21 +112,34 @@ pub fn erase_sql(account_id: i64, set: LeadSet, now: i64) -> Vec<Stmt> {
 }
 
 /// The number of leads erased, and the webhook attempts to send.
+/// `by`: who asked, for the security log (the retention's own erasures are not logged);
+/// the entry says how many leads, never whose.
 pub async fn erase(
     db: &Shard,
     account_id: i64,
     set: LeadSet<'_>,
     now: i64,
+    by: Option<&By>,
 ) -> Result<(usize, Outbox)> {
     if let LeadSet::Email(_) = set {
         super::leads::fill_account_keys(db, account_id).await?;
     }
-    let results = batch(db, erase_sql(account_id, set, now)).await?;
+    let mut stmts = erase_sql(account_id, set, now);
+    if let Some(by) = by {
+        stmts.push(erased_log_sql(account_id, by, now));
+    }
+    let results = batch(db, stmts).await?;
     let erased = row_count(&results, 4)?;
     Ok((erased, Outbox::written(&results, 2)?))
 }
 
-/// An account whose retention period has leads past it.
+/// The security log's entry of an erasure, placed right after [`erase_sql`]'s delete: the
+/// number of leads it removed, when it removed any.
+pub fn erased_log_sql(account_id: i64, by: &By, now: i64) -> Stmt {
+    let of = Of::Erased(account_id);
+    log_sql(Log::Shard, &of, Kind::LeadsErased, by, now, When::Changed)
+}
+
 /// Blanks the personal fields of the `lead.created` events of a card's leads: run in the
 /// batch that deletes the card with its leads, before them.
 pub fn redact_card_leads_sql(account_id: i64, card_id: i64) -> Stmt {

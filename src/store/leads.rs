@@ -4,8 +4,9 @@ use std::sync::OnceLock;
 
 use worker::Result;
 
-use super::events::{self, Source};
-use super::outbox::{fanout_sql, Outbox};
+use super::change::Change;
+use super::events::Source;
+use super::outbox::Outbox;
 use super::row::impl_row;
 use super::views::{joined, lead_object, JsonText};
 use super::{batch, columns_of, rows_of, select, Count, SqlValue, Stmt};
@@ -73,23 +74,11 @@ pub async fn create(
     source: &str,
     now: i64,
 ) -> Result<(Option<Lead>, Outbox)> {
-    let event = events::new_id()?;
-    let [append, bump] = events::append_sql(
-        account_id,
-        &event,
-        EventType::LeadCreated,
-        now,
-        Source::InsertedLead,
-    );
-    let stmts = vec![
-        create_sql(account_id, card_id, lead, source, now),
-        append,
-        bump,
-        fanout_sql(account_id, &event, EventType::LeadCreated, now),
-    ];
-    let results = batch(db, stmts).await?;
-    let lead = rows_of::<Lead>(&results, 0)?.into_iter().next();
-    Ok((lead, Outbox::written(&results, 3)?))
+    let insert = create_sql(account_id, card_id, lead, source, now);
+    let done = Change::new(account_id, EventType::LeadCreated, now)?
+        .commit(db, Source::InsertedLead, vec![insert], vec![])
+        .await?;
+    Ok((done.before::<Lead>(0)?.into_iter().next(), done.outbox))
 }
 
 /// Which leads a list shows.

@@ -16,13 +16,14 @@ use crate::db::{Directory, Shard};
 /// The tables of an account in a shard, in the order they are copied (parents before the
 /// rows that refer to them), with the key each is paged by. The account's copy in
 /// `accounts` goes first and on its own ([`copy_account_sql`]).
-pub const TABLES: [(&str, &str); 6] = [
+pub const TABLES: [(&str, &str); 7] = [
     ("cards", "id"),
     ("leads", "id"),
     ("events", "sequence"),
     ("webhooks", "id"),
     ("deliveries", "id"),
     ("idempotency_keys", "key"),
+    ("security_log", "id"),
 ];
 
 /// The rows of the account in `table`, as a condition on `?1` (the account id). Tables

@@ -4,11 +4,13 @@ use serde::{Deserialize, Serialize};
 use worker::Result;
 
 use super::row::impl_row;
-use super::{run, select, select_first, Stmt};
+use super::security::{log_sql, Log, Of, When};
+use super::{batch, rows_of, run, select, select_first, Stmt};
 use crate::db::Directory;
 use crate::domain::plan::{Overrides, Plan};
 use crate::domain::principal::{Place, Principal};
 use crate::domain::region::Region;
+use crate::domain::security::{By, Kind};
 use crate::domain::token::{Scopes, Token};
 
 #[derive(Debug)]
@@ -115,6 +117,7 @@ pub fn create_sql(account_id: i64, name: &str, hash: &str, scopes: &Scopes, now:
     )
 }
 
+/// Mints the token and logs it (as `by`), in one batch.
 pub async fn create(
     db: &Directory,
     account_id: i64,
@@ -122,9 +125,22 @@ pub async fn create(
     hash: &str,
     scopes: &Scopes,
     now: i64,
+    by: &By,
 ) -> Result<Option<Token>> {
-    let row: Option<TokenRow> =
-        select_first(db, create_sql(account_id, name, hash, scopes, now)).await?;
+    let of = Of::Account(account_id, Some(name.to_string()));
+    let stmts = vec![
+        create_sql(account_id, name, hash, scopes, now),
+        log_sql(
+            Log::Directory,
+            &of,
+            Kind::TokenCreated,
+            by,
+            now,
+            When::Changed,
+        ),
+    ];
+    let results = batch(db, stmts).await?;
+    let row: Option<TokenRow> = rows_of(&results, 0)?.into_iter().next();
     Ok(row.map(TokenRow::decode))
 }
 
@@ -148,15 +164,17 @@ struct Hash {
 }
 impl_row!(Hash { token_hash });
 
-/// Revoking twice is harmless. The caller then disables the webhooks the token is
+/// Revoking twice is harmless. `account`: only a token of this account (the account area;
+/// the operator names any token). The caller then disables the webhooks the token is
 /// answerable for in the account's shard (`webhooks::disable_for_token`); an attempt of
 /// one that raced the revocation is not sent (the consumer asks [`revoked`]).
-pub fn revoke_sql(id: i64, now: i64) -> Stmt {
+pub fn revoke_sql(id: i64, account: Option<i64>, now: i64) -> Stmt {
     Stmt::new(
-        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1 \
+        "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?2) \
+         WHERE id = ?1 AND (?3 IS NULL OR account_id = ?3) \
          RETURNING token_hash, account_id, \
              (SELECT shard FROM accounts a WHERE a.id = tokens.account_id) AS shard",
-        vec![id.into(), now.into()],
+        vec![id.into(), now.into(), account.into()],
     )
 }
 
@@ -172,9 +190,29 @@ impl_row!(Revoked {
     shard
 });
 
-/// Marks a token revoked; `None` when no such token exists.
-pub async fn revoke(db: &Directory, id: i64, now: i64) -> Result<Option<Revoked>> {
-    select_first(db, revoke_sql(id, now)).await
+/// Marks a token revoked and logs it (the first time); `None` when no such token exists
+/// (of `account`, when given).
+pub async fn revoke(
+    db: &Directory,
+    id: i64,
+    account: Option<i64>,
+    now: i64,
+    by: &By,
+) -> Result<Option<Revoked>> {
+    let of = Of::RevokedToken(id);
+    let stmts = vec![
+        revoke_sql(id, account, now),
+        log_sql(
+            Log::Directory,
+            &of,
+            Kind::TokenRevoked,
+            by,
+            now,
+            When::Always,
+        ),
+    ];
+    let results = batch(db, stmts).await?;
+    Ok(rows_of(&results, 0)?.into_iter().next())
 }
 
 struct Flag {

@@ -8,6 +8,7 @@ use super::accounts::AccountRow;
 use super::events::EventRow;
 use super::outbox::Outbox;
 use super::row::impl_row;
+use super::security::{log_sql, Log, Of, When};
 use super::{
     batch, columns_of, prune_in_steps, row_count, rows_of, run, select, select_first, Columns,
     Count, SqlValue, Stmt,
@@ -15,6 +16,7 @@ use super::{
 use crate::db::Shard;
 use crate::domain::event::EventType;
 use crate::domain::pagination::Page;
+use crate::domain::security::{By, Kind};
 use crate::domain::webhook::{
     Delivery, EventFilter, Outcome, Webhook, WebhookInput, WebhookStatus, MAX_PER_ACCOUNT,
     REDELIVER_LIMIT, REDELIVER_WINDOW_MS, ROTATION_OVERLAP_MS,
@@ -81,13 +83,13 @@ fn first_decoded(rows: Vec<WebhookRow>) -> Option<Webhook> {
     rows.into_iter().next().map(WebhookRow::decode)
 }
 
-/// Inserts the subscription unless the account already has [`MAX_PER_ACCOUNT`].
 /// Who asks for a change to a webhook: the account, and the token that becomes answerable
-/// for it (revoking that token disables the webhook).
+/// for it (revoking that token disables the webhook); none when a member of the account
+/// made the change in the account area (the account answers for it).
 #[derive(Debug, Clone, Copy)]
 pub struct Owner {
     pub account_id: i64,
-    pub token_id: i64,
+    pub token_id: Option<i64>,
 }
 
 /// Inserts the subscription unless the account already has [`MAX_PER_ACCOUNT`].
@@ -123,7 +125,8 @@ pub fn create_sql(
     )
 }
 
-/// `None` at the subscription limit.
+/// Inserts the subscription and logs it (as `by`) in one batch; `None` at the
+/// subscription limit.
 pub async fn create(
     db: &Shard,
     owner: Owner,
@@ -131,9 +134,22 @@ pub async fn create(
     sealed_secret: &str,
     origin: &str,
     now: i64,
+    by: &By,
 ) -> Result<Option<Webhook>> {
-    let stmt = create_sql(owner, input, sealed_secret, origin, now);
-    Ok(first_decoded(select(db, stmt).await?))
+    let of = Of::Webhook(owner.account_id, None);
+    let stmts = vec![
+        create_sql(owner, input, sealed_secret, origin, now),
+        log_sql(
+            Log::Shard,
+            &of,
+            Kind::WebhookCreated,
+            by,
+            now,
+            When::Changed,
+        ),
+    ];
+    let results = batch(db, stmts).await?;
+    Ok(first_decoded(rows_of(&results, 0)?))
 }
 
 /// Oldest first, with the count.
@@ -187,7 +203,7 @@ pub fn update_sql(owner: Owner, id: i64, input: &WebhookInput, now: i64) -> Stmt
     c.put("events", input.events.as_ref().map(EventFilter::to_stored));
     c.field("description", &input.description);
     c.put("status", input.status.map(WebhookStatus::as_str));
-    c.put("token_id", Some(owner.token_id));
+    c.0.push(("token_id", owner.token_id.into()));
     let account_id = owner.account_id;
     let mut sets = vec!["updated_at = ?3".to_string()];
     if input.status == Some(WebhookStatus::Enabled) {
@@ -234,9 +250,21 @@ pub fn delete_sql(account_id: i64, id: i64) -> Vec<Stmt> {
     ]
 }
 
-pub async fn delete(db: &Shard, account_id: i64, id: i64) -> Result<bool> {
-    let results = batch(db, delete_sql(account_id, id)).await?;
-    Ok(row_count(&results, 1)? > 0)
+/// Deletes the subscription and its attempts and logs it (the entry names its URL, so it
+/// is written first, of a webhook that is there); `false` when there was none.
+pub async fn delete(db: &Shard, account_id: i64, id: i64, now: i64, by: &By) -> Result<bool> {
+    let of = Of::Webhook(account_id, Some(id));
+    let mut stmts = vec![log_sql(
+        Log::Shard,
+        &of,
+        Kind::WebhookDeleted,
+        by,
+        now,
+        When::Always,
+    )];
+    stmts.extend(delete_sql(account_id, id));
+    let results = batch(db, stmts).await?;
+    Ok(row_count(&results, 2)? > 0)
 }
 
 /// A new secret; the current one keeps signing for [`ROTATION_OVERLAP_MS`].
@@ -258,16 +286,29 @@ pub fn rotate_sql(account_id: i64, id: i64, sealed_secret: &str, now: i64) -> St
     )
 }
 
+/// Rotates the secret and logs it, in one batch.
 pub async fn rotate(
     db: &Shard,
     account_id: i64,
     id: i64,
     sealed_secret: &str,
     now: i64,
+    by: &By,
 ) -> Result<Option<Webhook>> {
-    Ok(first_decoded(
-        select(db, rotate_sql(account_id, id, sealed_secret, now)).await?,
-    ))
+    let of = Of::Webhook(account_id, Some(id));
+    let stmts = vec![
+        rotate_sql(account_id, id, sealed_secret, now),
+        log_sql(
+            Log::Shard,
+            &of,
+            Kind::WebhookSecretRotated,
+            by,
+            now,
+            When::Changed,
+        ),
+    ];
+    let results = batch(db, stmts).await?;
+    Ok(first_decoded(rows_of(&results, 0)?))
 }
 
 /// Whether the webhook is the account's, then a page of its attempts, newest first.

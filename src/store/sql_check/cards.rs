@@ -231,6 +231,12 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
 
 /// Deletes the card (its leads with it).
 pub(super) fn deleted(db: &mut Db, acc: i64, card_id: i64) {
+    // The overview's figures first: the card and its leads, of which none since later.
+    let figures = db.batch("cards::overview_sql", &cards::overview_sql(acc, 0));
+    let n = |i: usize| figures[i][0]["n"].as_i64().unwrap_or(-1);
+    assert!(n(0) >= 1 && n(1) >= 1, "{figures:?}");
+    let later = db.batch("cards::overview_sql", &cards::overview_sql(acc, i64::MAX));
+    assert_eq!(later[1][0]["n"], 0, "no lead made after the end of time");
     // Deletes and revokes last.
     let [_, deleted] = <[Vec<Value>; 2]>::try_from(
         db.batch("cards::delete_sql", &cards::delete_sql(acc, card_id)),

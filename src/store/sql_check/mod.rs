@@ -16,6 +16,7 @@ mod idempotency;
 mod indexes;
 mod leads;
 mod moves;
+mod security;
 mod slugs;
 mod tokens;
 mod views;
@@ -58,9 +59,11 @@ impl Db {
     /// An in-memory database with every migration applied in order, as wrangler does.
     fn new() -> Db {
         let dir = Connection::open_in_memory().expect("in-memory SQLite");
-        let sql = std::fs::read_to_string(root().join("migrations/directory/0001_directory.sql"))
-            .expect("the directory's migration");
-        dir.execute_batch(&sql).expect("migrations/directory");
+        for file in migrations("directory", |_| true) {
+            let sql = std::fs::read_to_string(&file).expect("read migration");
+            dir.execute_batch(&sql)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        }
         let mut db = Db {
             conn: Connection::open_in_memory().expect("in-memory SQLite"),
             dir,
@@ -79,17 +82,9 @@ impl Db {
         out
     }
 
-    /// Applies, in order, the migrations whose file names `which` accepts.
+    /// Applies, in order, the shard migrations whose file names `which` accepts.
     fn migrate(&mut self, which: impl Fn(&str) -> bool) {
-        let mut files: Vec<_> = std::fs::read_dir(root().join("migrations/shard"))
-            .expect("migrations/shard")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "sql"))
-            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&which))
-            .collect();
-        files.sort();
-        assert!(!files.is_empty(), "no migrations found");
-        for file in files {
+        for file in migrations("shard", which) {
             let sql = std::fs::read_to_string(&file).expect("read migration");
             self.conn
                 .execute_batch(&sql)
@@ -174,6 +169,22 @@ impl Db {
         conn.execute_batch("COMMIT").expect("commit");
         out
     }
+}
+
+/// The migrations of `migrations/{kind}` whose file names `which` accepts, in order.
+fn migrations(kind: &str, which: impl Fn(&str) -> bool) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(root().join("migrations").join(kind))
+        .expect("a migrations folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(&which))
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no migrations found in migrations/{kind}"
+    );
+    files
 }
 
 /// Rows decoded as the worker decodes them ([`super::row`]).
@@ -267,6 +278,7 @@ fn scenario(db: &mut Db) {
     events::feed_and_idempotency(db, acc, now);
     webhooks::webhooks_and_outbox(db, acc, now);
     erasure::erasure_reaches_every_copy(db, acc, now);
+    security::entries_of_both_logs(db, acc, now);
     slugs::settled_and_released(db, acc, &reserved, now);
     moves::account_moves_and_back(db, acc, now);
     accounts::account_goes_with_everything(db, acc);

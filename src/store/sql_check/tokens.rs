@@ -45,7 +45,19 @@ pub(super) fn revoked(db: &mut Db, token_id: i64, now: i64) {
     db.in_dir(|db| {
         let rows = db.exec("tokens::revoked_sql", &tokens::revoked_sql(token_id));
         assert_eq!(rows, vec![json!({"revoked": 0})]);
-        let rows = db.exec("tokens::revoke_sql", &tokens::revoke_sql(token_id, now));
+        // Only the account's own token, when an account is named (the account area).
+        let other = tokens::revoke_sql(token_id, Some(-1), now);
+        assert!(db.exec("tokens::revoke_sql", &other).is_empty());
+        let rows = db.exec("tokens::revoked_sql", &tokens::revoked_sql(token_id));
+        assert_eq!(
+            rows,
+            vec![json!({"revoked": 0})],
+            "another account's revoke"
+        );
+        let rows = db.exec(
+            "tokens::revoke_sql",
+            &tokens::revoke_sql(token_id, None, now),
+        );
         let r: tokens::Revoked = one("tokens::revoke_sql", rows);
         assert_eq!(
             (r.token_hash.as_str(), r.shard.as_str()),

@@ -44,8 +44,9 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     });
     let owner = webhooks::Owner {
         account_id: acc,
-        token_id: one::<TokenRow>("tokens::create_sql", rows).decode().id,
+        token_id: Some(one::<TokenRow>("tokens::create_sql", rows).decode().id),
     };
+    let token_id = owner.token_id.unwrap_or_default();
     let create =
         |w: &WebhookInput| webhooks::create_sql(owner, w, "gcm1:sealed", "https://x.example", now);
     let rows = db.exec("webhooks::create_sql", &create(&leads_only));
@@ -339,12 +340,12 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     db.in_dir(|db| {
         db.exec(
             "tokens::revoke_sql",
-            &tokens::revoke_sql(owner.token_id, later),
+            &tokens::revoke_sql(token_id, None, later),
         )
     });
     let rows = db.exec(
         "webhooks::disable_for_token_sql",
-        &webhooks::disable_for_token_sql(acc, owner.token_id, later),
+        &webhooks::disable_for_token_sql(acc, token_id, later),
     );
     let disabled = results_ids(&rows);
     assert!(!disabled.is_empty(), "its enabled webhooks disabled");
@@ -355,7 +356,7 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     let target: Target = one("webhooks::claim_sql", results[1].clone());
     assert_eq!(
         (target.token_id, target.status.as_str()),
-        (Some(owner.token_id), "disabled")
+        (owner.token_id, "disabled")
     );
     for id in disabled {
         let enable = "UPDATE webhooks SET status = 'enabled' WHERE id = ?1";

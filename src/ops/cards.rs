@@ -1,0 +1,100 @@
+//! Card changes (spec 4.2-4.5), for createCard, updateCard, patchCard, deleteCard, the
+//! external-id upsert and SCIM alike: the plan's coercions, the slug in the directory, the
+//! card limit, the event and its webhooks.
+
+use crate::domain::card::{Card, CardInput, CardPatch};
+use crate::domain::config::SlugsFault;
+use crate::domain::principal::Principal;
+use crate::domain::slug::base_slug;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::App;
+use crate::store::cards::{self, Created};
+use crate::store::outbox;
+use crate::store::slugs;
+
+/// Makes a card: the plan's coercions, the slug, the limit, the event and its webhooks.
+/// The card as the account's features show it.
+pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<Card> {
+    input.apply_plan(p.features);
+    let (first, last) = (input.first_name(), input.last_name());
+    // The slug (and the card's id) from the directory first; see store::slugs for how a
+    // crash between the two databases is settled.
+    let dir = app.directory()?;
+    let reserved = slugs::reserve(
+        &dir,
+        &base_slug(first, last),
+        p.account_id,
+        &p.place.shard,
+        app.now_ms,
+    )
+    .await?
+    .ok_or_else(|| ApiError::Internal("slug reservation returned no row".into()))?;
+    if app.config.slugs_fault == Some(SlugsFault::AfterReserve) {
+        return Err(ApiError::Internal("SLUGS_FAULT=after-reserve".into()));
+    }
+    let made = cards::create(
+        &*app.db()?,
+        p.account_id,
+        &input,
+        &reserved,
+        &format!("{first} {last}"),
+        p.card_limit,
+        app.now_ms,
+    )
+    .await;
+    let (made, sent) = match made {
+        Ok(made) => made,
+        Err(e) => {
+            // Refused by the shard (a move's fence, an external id taken): the name is
+            // free again.
+            let _ = slugs::release(&dir, reserved.card_id, p.account_id).await;
+            return Err(e.into());
+        }
+    };
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    // A made card's slug stays pending until the sweeper sees the card (store::slugs).
+    match made {
+        Created::Card(card) => Ok(card.effective(p.features)),
+        Created::LimitReached => {
+            slugs::release(&dir, reserved.card_id, p.account_id).await?;
+            Err(ApiError::CardLimit)
+        }
+    }
+}
+
+/// Changes a card: the plan's coercions, the event and its webhooks. `None` when the
+/// account has no such card, or (with `unchanged`) when its `updated_at` is no longer
+/// that: another change came first.
+pub async fn change(
+    app: &App,
+    p: &Principal,
+    id: i64,
+    mut patch: CardPatch,
+    unchanged: Option<i64>,
+) -> ApiResult<Option<Card>> {
+    patch.apply_plan(p.features);
+    let db = app.db()?;
+    let (card, sent) = cards::update(&db, p.account_id, id, &patch, unchanged, app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    Ok(card.map(|c| c.effective(p.features)))
+}
+
+/// Deletes a card: its leads, its slug, the event and its webhooks; 404 when the account
+/// has no such card.
+pub async fn remove(app: &App, p: &Principal, id: i64) -> ApiResult<()> {
+    // Pending while the card goes: a crash in between is settled by the sweeper.
+    let dir = app.directory()?;
+    slugs::unsettle(&dir, id, p.account_id, app.now_ms).await?;
+    let (deleted, sent) = cards::delete(&*app.db()?, p.account_id, id, app.now_ms).await?;
+    if app.config.slugs_fault == Some(SlugsFault::AfterDelete) {
+        return Err(ApiError::Internal("SLUGS_FAULT=after-delete".into()));
+    }
+    if deleted {
+        slugs::release(&dir, id, p.account_id).await?;
+    }
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    if !deleted {
+        return Err(ApiError::NotFound);
+    }
+    Ok(())
+}
