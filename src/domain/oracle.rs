@@ -7,7 +7,7 @@
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat};
 
-use super::signing::{base64, base64_decode};
+use super::signing::{base64, base64_decode, base64url, base64url_decode};
 use super::time::{iso8601, parse_iso8601};
 use super::weburl::{form_decode, form_pairs, parse_http};
 
@@ -300,5 +300,28 @@ fn base64_matches_the_base64_crate() {
         let s = g.text(&pieces, len);
         let theirs = lenient.decode(s.trim_end_matches('=')).ok();
         assert_eq!(base64_decode(&s), theirs, "{s:?}");
+    }
+}
+
+#[test]
+fn base64url_matches_the_base64_crate() {
+    // WebAuthn's spelling: the URL-safe alphabet, no padding, canonical trailing bits.
+    let url = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut g = Gen::new(0xba5e_0075);
+    for _ in 0..RUNS {
+        let len = g.below(70);
+        let bytes = g.bytes(len);
+        let encoded = base64url(&bytes);
+        assert_eq!(encoded, url.encode(&bytes));
+        assert_eq!(base64url_decode(&encoded), Some(bytes));
+    }
+    // Decoding arbitrary text, trailing bits and `=` included: exactly the crate's engine.
+    let pieces = [
+        "A", "Q", "z", "0", "+", "/", "=", "==", "-", "_", " ", "é", "Zg", "Zh", "Zm9v", "-_",
+    ];
+    for _ in 0..RUNS {
+        let len = g.below(10);
+        let s = g.text(&pieces, len);
+        assert_eq!(base64url_decode(&s), url.decode(&s).ok(), "{s:?}");
     }
 }
