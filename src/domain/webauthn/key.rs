@@ -1,8 +1,6 @@
 //! Credential public keys (COSE, RFC 9052 and RFC 8230) in the forms WebCrypto imports,
 //! and ECDSA signatures from WebAuthn's DER into WebCrypto's r||s.
 
-use serde_json::{json, Value as Json};
-
 use super::cbor::{self, Value};
 use super::CeremonyError;
 use crate::domain::signing::base64url;
@@ -23,13 +21,14 @@ pub enum PublicKey {
     Rs256 { n: Vec<u8>, e: Vec<u8> },
 }
 
-/// What `crypto.subtle` needs: `importKey("jwk", jwk, algorithm, false, ["verify"])`, then
-/// `verify(algorithm, key, signature, message)`. One algorithm object serves both calls
-/// (each reads only its own members).
-#[derive(Debug, Clone, PartialEq)]
+/// What `crypto.subtle` needs, as JSON text for `JSON.parse`:
+/// `importKey("jwk", jwk, algorithm, false, ["verify"])`, then `verify(algorithm, key,
+/// signature, message)`. One algorithm object serves both calls (each reads only its own
+/// members).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebCryptoKey {
-    pub jwk: Json,
-    pub algorithm: Json,
+    pub jwk: String,
+    pub algorithm: &'static str,
 }
 
 impl PublicKey {
@@ -73,12 +72,12 @@ impl PublicKey {
     pub fn webcrypto(&self) -> WebCryptoKey {
         match self {
             PublicKey::Es256 { x, y } => WebCryptoKey {
-                jwk: json!({"kty": "EC", "crv": "P-256", "x": base64url(x), "y": base64url(y)}),
-                algorithm: json!({"name": "ECDSA", "namedCurve": "P-256", "hash": "SHA-256"}),
+                jwk: jwk(r#"{"kty":"EC","crv":"P-256""#, [("x", x), ("y", y)]),
+                algorithm: r#"{"name":"ECDSA","namedCurve":"P-256","hash":"SHA-256"}"#,
             },
             PublicKey::Rs256 { n, e } => WebCryptoKey {
-                jwk: json!({"kty": "RSA", "n": base64url(n), "e": base64url(e), "alg": "RS256"}),
-                algorithm: json!({"name": "RSASSA-PKCS1-v1_5", "hash": "SHA-256"}),
+                jwk: jwk(r#"{"kty":"RSA","alg":"RS256""#, [("n", n), ("e", e)]),
+                algorithm: r#"{"name":"RSASSA-PKCS1-v1_5","hash":"SHA-256"}"#,
             },
         }
     }
@@ -92,6 +91,21 @@ impl PublicKey {
             PublicKey::Rs256 { .. } => Err(CeremonyError::BadSignature),
         }
     }
+}
+
+/// A JWK's text: `head` (an object left open) and two base64url members, which need no
+/// JSON escaping.
+fn jwk(head: &str, members: [(&str, &[u8]); 2]) -> String {
+    let mut out = String::from(head);
+    for (name, bytes) in members {
+        out.push_str(",\"");
+        out.push_str(name);
+        out.push_str("\":\"");
+        out.push_str(&base64url(bytes));
+        out.push('"');
+    }
+    out.push('}');
+    out
 }
 
 /// `bytes` without leading zero bytes.

@@ -26,7 +26,7 @@ pub mod cbor;
 mod data;
 mod key;
 
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
 use crate::domain::signing::{base64url, base64url_decode};
@@ -142,39 +142,71 @@ pub fn creation_options(
     challenge: &[u8],
     exclude: &[Vec<u8>],
 ) -> Json {
-    let exclude: Vec<Json> = exclude
-        .iter()
-        .map(|id| json!({"type": "public-key", "id": base64url(id)}))
-        .collect();
-    json!({
-        "rp": {"id": rp_id, "name": rp_name},
-        "user": {"id": base64url(user_id), "name": user_name, "displayName": display_name},
-        "challenge": base64url(challenge),
-        "pubKeyCredParams": [
-            {"type": "public-key", "alg": ES256 as i32},
-            {"type": "public-key", "alg": RS256 as i32},
-        ],
-        "timeout": TIMEOUT_MS,
-        "excludeCredentials": exclude,
-        "authenticatorSelection": {
-            "residentKey": "required",
-            "requireResidentKey": true,
-            "userVerification": "preferred",
-        },
-        "attestation": "none",
-    })
+    let credential = |id: &[u8]| {
+        object(vec![
+            ("type", "public-key".into()),
+            ("id", base64url(id).into()),
+        ])
+    };
+    let param = |alg: i128| {
+        object(vec![
+            ("type", "public-key".into()),
+            ("alg", (alg as i64).into()),
+        ])
+    };
+    object(vec![
+        (
+            "rp",
+            object(vec![("id", rp_id.into()), ("name", rp_name.into())]),
+        ),
+        (
+            "user",
+            object(vec![
+                ("id", base64url(user_id).into()),
+                ("name", user_name.into()),
+                ("displayName", display_name.into()),
+            ]),
+        ),
+        ("challenge", base64url(challenge).into()),
+        ("pubKeyCredParams", vec![param(ES256), param(RS256)].into()),
+        ("timeout", TIMEOUT_MS.into()),
+        (
+            "excludeCredentials",
+            exclude.iter().map(|id| credential(id)).collect(),
+        ),
+        (
+            "authenticatorSelection",
+            object(vec![
+                ("residentKey", "required".into()),
+                ("requireResidentKey", true.into()),
+                ("userVerification", "preferred".into()),
+            ]),
+        ),
+        ("attestation", "none".into()),
+    ])
 }
 
 /// `PublicKeyCredentialRequestOptionsJSON` for `navigator.credentials.get`: no
 /// `allowCredentials`, so the browser offers every passkey it holds for this site.
 pub fn request_options(rp_id: &str, challenge: &[u8]) -> Json {
-    json!({
-        "challenge": base64url(challenge),
-        "timeout": TIMEOUT_MS,
-        "rpId": rp_id,
-        "allowCredentials": [],
-        "userVerification": "preferred",
-    })
+    object(vec![
+        ("challenge", base64url(challenge).into()),
+        ("timeout", TIMEOUT_MS.into()),
+        ("rpId", rp_id.into()),
+        ("allowCredentials", Json::Array(vec![])),
+        ("userVerification", "preferred".into()),
+    ])
+}
+
+/// A JSON object of `members`, in one loop: `json!` spends code on each member, and this
+/// runs in a size-budgeted wasm.
+fn object(members: Vec<(&str, Json)>) -> Json {
+    let mut map = serde_json::Map::new();
+    // Inserted one by one: collecting would sort first, and bring a sort into the wasm.
+    for (k, v) in members {
+        map.insert(k.into(), v);
+    }
+    Json::Object(map)
 }
 
 /// A passkey registered by [`verify_registration`], to be stored.

@@ -9,6 +9,7 @@ use p256::ecdsa::signature::{Signer, Verifier};
 use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
 use rsa::traits::PublicKeyParts;
 use rsa::{BigUint, Pkcs1v15Sign, RsaPrivateKey, RsaPublicKey};
+use serde_json::json;
 
 const RP_ID: &str = "cards.example.com";
 const ORIGIN: &str = "https://cards.example.com";
@@ -190,9 +191,14 @@ fn stored(cose: &[u8], sign_count: u32) -> StoredCredential<'_> {
     }
 }
 
+/// JSON text as `JSON.parse` reads it.
+fn parsed(text: &str) -> Json {
+    serde_json::from_str(text).expect("JSON")
+}
+
 /// A member of a JWK, decoded.
 fn jwk_bytes(key: &WebCryptoKey, member: &str) -> Vec<u8> {
-    key.jwk[member]
+    parsed(&key.jwk)[member]
         .as_str()
         .and_then(base64url_decode)
         .expect("a base64url member")
@@ -243,23 +249,38 @@ fn a_registration_gives_the_passkey_to_store() {
         (&x[..], &y[..]),
         (&point.x().unwrap()[..], &point.y().unwrap()[..])
     );
+    let webcrypto = key.webcrypto();
     assert_eq!(
-        key.webcrypto().algorithm,
+        parsed(&webcrypto.jwk),
+        json!({"kty": "EC", "crv": "P-256", "x": base64url(x), "y": base64url(y)})
+    );
+    assert_eq!(
+        parsed(webcrypto.algorithm),
         json!({"name": "ECDSA", "namedCurve": "P-256", "hash": "SHA-256"})
     );
-    assert_eq!(key.webcrypto().jwk["kty"], "EC");
-    assert_eq!(key.webcrypto().jwk["crv"], "P-256");
 
-    let cose = cose_rs256(&rsa_key());
+    let rsa = rsa_key();
+    let cose = cose_rs256(&rsa);
     let new = verify_registration(&good_registration(&cose), &expected()).unwrap();
-    let key = PublicKey::from_cose(&new.public_key).unwrap();
-    let jwk = key.webcrypto().jwk;
+    let webcrypto = PublicKey::from_cose(&new.public_key).unwrap().webcrypto();
+    let n = base64url(&rsa.n().to_bytes_be());
+    // A modulus written with a leading zero byte is the same key (JWK wants none).
+    let padded = cbor(&map(&[
+        (int(1), int(3)),
+        (int(3), int(-257)),
+        (
+            int(-1),
+            C::Bytes([&[0][..], &rsa.n().to_bytes_be()].concat()),
+        ),
+        (int(-2), C::Bytes(rsa.e().to_bytes_be())),
+    ]));
+    assert_eq!(PublicKey::from_cose(&padded), PublicKey::from_cose(&cose));
     assert_eq!(
-        (&jwk["kty"], &jwk["e"], &jwk["alg"]),
-        (&json!("RSA"), &json!("AQAB"), &json!("RS256"))
+        parsed(&webcrypto.jwk),
+        json!({"kty": "RSA", "alg": "RS256", "n": n, "e": "AQAB"})
     );
     assert_eq!(
-        key.webcrypto().algorithm,
+        parsed(webcrypto.algorithm),
         json!({"name": "RSASSA-PKCS1-v1_5", "hash": "SHA-256"})
     );
 }
