@@ -13,8 +13,9 @@
 //! 2. [`credential_id`] of the `AuthenticationResponseJSON`; look the passkey up by it
 //!    ([`CeremonyError::UnknownCredential`] if there is none);
 //! 3. [`check_assertion`] against [`Expected`] and the stored passkey;
-//! 4. WebCrypto: `importKey("jwk", key.jwk, key.algorithm, false, ["verify"])`, then
-//!    `verify(key.algorithm, k, signature, message)`;
+//! 4. WebCrypto, with `jwk` and `algorithm` the `JSON.parse` of `key.jwk` and
+//!    `key.algorithm`: `importKey("jwk", jwk, algorithm, false, ["verify"])`, then
+//!    `verify(algorithm, k, signature, message)`;
 //! 5. [`Signed::verified`] with that outcome gives the sign count to store, or the error
 //!    to answer. If `user_handle` is there, it must be the member's user id.
 //!
@@ -218,8 +219,8 @@ pub struct NewCredential {
     pub sign_count: u32,
     /// Whether the person was verified (PIN, biometrics), not only present.
     pub uv: bool,
-    /// How the browser can reach the authenticator, for `excludeCredentials`: the known
-    /// values of `response.transports` only.
+    /// How a browser reaches the authenticator (the values WebAuthn names among
+    /// `response.transports`): a hint a credential descriptor may carry.
     pub transports: Vec<&'static str>,
 }
 
