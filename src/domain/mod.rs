@@ -32,6 +32,7 @@ pub mod time;
 pub mod token;
 pub mod useragent;
 pub mod validation;
+pub mod webauthn;
 pub mod webhook;
 pub mod weburl;
 

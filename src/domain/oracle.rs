@@ -7,8 +7,9 @@
 use base64::Engine as _;
 use chrono::{DateTime, SecondsFormat};
 
-use super::signing::{base64, base64_decode};
+use super::signing::{base64, base64_decode, base64url, base64url_decode};
 use super::time::{iso8601, parse_iso8601};
+use super::webauthn::cbor;
 use super::weburl::{form_decode, form_pairs, parse_http};
 
 /// A small deterministic generator (xorshift64*): the same inputs on every run, so a
@@ -300,5 +301,187 @@ fn base64_matches_the_base64_crate() {
         let s = g.text(&pieces, len);
         let theirs = lenient.decode(s.trim_end_matches('=')).ok();
         assert_eq!(base64_decode(&s), theirs, "{s:?}");
+    }
+}
+
+#[test]
+fn base64url_matches_the_base64_crate() {
+    // WebAuthn's spelling: the URL-safe alphabet, no padding, canonical trailing bits.
+    let url = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut g = Gen::new(0xba5e_0075);
+    for _ in 0..RUNS {
+        let len = g.below(70);
+        let bytes = g.bytes(len);
+        let encoded = base64url(&bytes);
+        assert_eq!(encoded, url.encode(&bytes));
+        assert_eq!(base64url_decode(&encoded), Some(bytes));
+    }
+    // Decoding arbitrary text, trailing bits and `=` included: exactly the crate's engine.
+    let pieces = [
+        "A", "Q", "z", "0", "+", "/", "=", "==", "-", "_", " ", "é", "Zg", "Zh", "Zm9v", "-_",
+    ];
+    for _ in 0..RUNS {
+        let len = g.below(10);
+        let s = g.text(&pieces, len);
+        assert_eq!(base64url_decode(&s), url.decode(&s).ok(), "{s:?}");
+    }
+}
+
+/// Ours as ciborium's value, to compare the two.
+fn ciborium_value(v: &cbor::Value) -> ciborium::Value {
+    use ciborium::Value as C;
+    match v {
+        cbor::Value::Int(n) => C::Integer((*n).try_into().expect("CBOR's integer range")),
+        cbor::Value::Bytes(b) => C::Bytes(b.to_vec()),
+        cbor::Value::Text(t) => C::Text(t.to_string()),
+        cbor::Value::Array(items) => C::Array(items.iter().map(ciborium_value).collect()),
+        cbor::Value::Map(entries) => C::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (ciborium_value(k), ciborium_value(v)))
+                .collect(),
+        ),
+        cbor::Value::Bool(b) => C::Bool(*b),
+        cbor::Value::Null => C::Null,
+    }
+}
+
+/// A value of the types WebAuthn uses, containers at most `depth` deep.
+fn random_cbor(g: &mut Gen, depth: usize) -> ciborium::Value {
+    use ciborium::Value as C;
+    // Each integer head size on both sides of its bounds, and the extremes.
+    const INTS: [i128; 22] = [
+        0,
+        1,
+        23,
+        24,
+        255,
+        256,
+        65_535,
+        65_536,
+        u32::MAX as i128,
+        u32::MAX as i128 + 1,
+        u64::MAX as i128,
+        -1,
+        -24,
+        -25,
+        -256,
+        -257,
+        -65_537,
+        -7,
+        -257,
+        -(u32::MAX as i128) - 2,
+        i64::MIN as i128,
+        -(1 << 64),
+    ];
+    let int = |n: i128| C::Integer(n.try_into().expect("in range"));
+    match g.below(if depth == 0 { 6 } else { 9 }) {
+        0 => int(INTS[g.below(INTS.len())]),
+        1 => int(g.next() as i64 as i128),
+        2 => {
+            // Lengths around the head sizes, now and then one in the 4-byte range.
+            let len = [0, 1, 23, 24, 32, 255, 256, 300, 70_000][g.below(9)];
+            let len = if len == 70_000 && g.below(8) != 0 {
+                5
+            } else {
+                len
+            };
+            C::Bytes(g.bytes(len))
+        }
+        3 => {
+            let len = g.below(30);
+            C::Text(g.text(&["a", "Z", " ", "é", "€", "😀", "\u{0}", "fmt"], len))
+        }
+        4 => [C::Bool(true), C::Bool(false), C::Null][g.below(3)].clone(),
+        5 => int(g.below(30) as i128 - 15),
+        6 | 7 => {
+            let len = [0, 1, 2, 5, 24][g.below(5)];
+            C::Array((0..len).map(|_| random_cbor(g, depth - 1)).collect())
+        }
+        _ => {
+            let len = [0, 1, 3, 5, 24][g.below(5)];
+            C::Map(
+                (0..len)
+                    .map(|_| (random_cbor(g, depth - 1), random_cbor(g, depth - 1)))
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// ciborium's reading of `input`: the value and how many bytes it took.
+fn ciborium_decode(input: &[u8]) -> Option<(ciborium::Value, usize)> {
+    let mut rest = input;
+    let value = ciborium::from_reader(&mut rest).ok()?;
+    Some((value, input.len() - rest.len()))
+}
+
+/// Whatever ours makes of `input` (never a panic), ciborium makes the same of.
+fn agrees_with_ciborium(input: &[u8]) {
+    match cbor::decode(input) {
+        Ok((ours, used)) => {
+            let theirs = ciborium_decode(&input[..used]);
+            assert_eq!(theirs, Some((ciborium_value(&ours), used)), "{input:02x?}");
+        }
+        // Input that ends inside an item, or text that is not UTF-8, is no CBOR at all.
+        Err(cbor::Error::Truncated | cbor::Error::NotUtf8) => {
+            assert_eq!(ciborium_decode(input), None, "{input:02x?}")
+        }
+        // ciborium reads tags, floats and indefinite lengths; ours refuses them.
+        Err(cbor::Error::Unsupported | cbor::Error::TooDeep) => {}
+    }
+}
+
+#[test]
+fn cbor_matches_ciborium() {
+    let mut g = Gen::new(0xc0b0_8949);
+    for run in 0..RUNS / 4 {
+        let value = random_cbor(&mut g, 4);
+        let mut input = vec![];
+        ciborium::into_writer(&value, &mut input).expect("encodes");
+        let (ours, used) = cbor::decode(&input).unwrap_or_else(|e| panic!("{value:?}: {e:?}"));
+        assert_eq!((ciborium_value(&ours), used), (value, input.len()));
+        // What follows the item is not read.
+        input.push(0xff);
+        assert_eq!(cbor::decode(&input).map(|(_, used)| used), Ok(used));
+        input.pop();
+        // Every strict prefix (a sample of them for long items) ends inside the item.
+        let cuts: Vec<usize> = if input.len() <= 300 {
+            (0..input.len()).collect()
+        } else {
+            (0..20).map(|_| g.below(input.len())).collect()
+        };
+        for cut in cuts {
+            assert_eq!(
+                cbor::decode(&input[..cut]).map(|_| ()),
+                Err(cbor::Error::Truncated)
+            );
+        }
+        // A byte changed: refused, or read as ciborium reads it.
+        if input.len() < 2_000 || run % 16 == 0 {
+            for _ in 0..4 {
+                let mut changed = input.clone();
+                let at = g.below(changed.len());
+                changed[at] = g.next() as u8;
+                agrees_with_ciborium(&changed);
+            }
+        }
+    }
+    // Lengths and integers written longer than they need: both read them.
+    for input in [
+        &[0x18, 0x01][..],
+        &[0x19, 0x00, 0x01],
+        &[0x3b, 0, 0, 0, 0, 0, 0, 0, 0x06],
+        &[0x59, 0x00, 0x01, 0xaa],
+        &[0x98, 0x01, 0x00],
+        &[0xba, 0, 0, 0, 1, 0x01, 0x02],
+    ] {
+        assert!(cbor::decode(input).is_ok(), "{input:02x?}");
+        agrees_with_ciborium(input);
+    }
+    // Garbage.
+    for _ in 0..RUNS {
+        let len = g.below(40);
+        agrees_with_ciborium(&g.bytes(len));
     }
 }

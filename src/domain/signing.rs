@@ -1,6 +1,6 @@
 //! HMAC-SHA-256 (RustCrypto's `hmac`), the one constant-time comparison of secrets, and
 //! hex and base64: the primitives behind token checksums and webhook signatures
-//! (Standard Webhooks). The base64 here is held to the `base64` crate by
+//! (Standard Webhooks). The base64 and base64url here are held to the `base64` crate by
 //! `domain/oracle.rs`.
 
 use hmac::{Hmac, Mac};
@@ -41,9 +41,31 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// base64url's (RFC 4648 section 5): WebAuthn's JSON forms carry bytes in it.
+const URL_ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// Standard base64 with padding (RFC 4648 section 4).
 pub fn base64(bytes: &[u8]) -> String {
+    encode(bytes, ALPHABET, true)
+}
+
+/// Decodes standard base64 (padding optional); `None` for anything else.
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    decode(s.trim_end_matches('='), ALPHABET).map(|(out, _)| out)
+}
+
+/// base64url without padding (RFC 4648 section 5), as WebAuthn's JSON forms write bytes.
+pub fn base64url(bytes: &[u8]) -> String {
+    encode(bytes, URL_ALPHABET, false)
+}
+
+/// Decodes base64url without padding, canonical only: no `=`, and the bits after the last
+/// whole byte are zero, so each byte string has exactly one spelling.
+pub fn base64url_decode(s: &str) -> Option<Vec<u8>> {
+    decode(s, URL_ALPHABET).and_then(|(out, rest)| (rest == 0).then_some(out))
+}
+
+fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
@@ -54,8 +76,8 @@ pub fn base64(bytes: &[u8]) -> String {
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
+                out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else if pad {
                 out.push('=');
             }
         }
@@ -63,13 +85,12 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Decodes standard base64 (padding optional); `None` for anything else.
-pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.trim_end_matches('=');
+/// The bytes of `s` and the value of the bits left over after the last whole byte.
+fn decode(s: &str, alphabet: &[u8; 64]) -> Option<(Vec<u8>, u32)> {
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0);
     for c in s.bytes() {
-        let v = ALPHABET.iter().position(|&a| a == c)? as u32;
+        let v = alphabet.iter().position(|&a| a == c)? as u32;
         acc = (acc << 6) | v;
         bits += 6;
         if bits >= 8 {
@@ -78,7 +99,7 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
         }
     }
     // A lone trailing character carries no whole byte.
-    (bits < 6).then_some(out)
+    (bits < 6).then_some((out, acc & ((1 << bits) - 1)))
 }
 
 #[cfg(test)]
@@ -137,5 +158,18 @@ mod tests {
         assert_eq!(base64_decode(&base64(&all)).unwrap(), all);
         assert_eq!(base64_decode("Zm9v!"), None);
         assert_eq!(base64_decode("Z"), None);
+    }
+
+    #[test]
+    fn base64url_is_unpadded_and_canonical() {
+        assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+        assert_eq!(base64url_decode("-_8"), Some(vec![0xfb, 0xff]));
+        assert_eq!(base64url(b""), "");
+        assert_eq!(base64url_decode(""), Some(vec![]));
+        // Padding, the standard alphabet and nonzero trailing bits are other spellings.
+        assert_eq!(base64url_decode("Zg=="), None);
+        assert_eq!(base64url_decode("+/8"), None);
+        assert_eq!(base64url_decode("Zh"), None);
+        assert_eq!(base64url_decode("Zg"), Some(b"f".to_vec()));
     }
 }
