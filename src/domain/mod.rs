@@ -9,6 +9,7 @@ pub mod config;
 pub mod design;
 pub mod email_key;
 pub mod event;
+pub mod html;
 pub mod idempotency;
 pub mod ids;
 pub mod input;
