@@ -4,6 +4,7 @@
 pub mod account;
 pub mod analytics;
 pub mod card;
+pub mod chart;
 pub mod conditional;
 pub mod config;
 pub mod design;
