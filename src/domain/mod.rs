@@ -7,6 +7,7 @@ pub mod card;
 pub mod chart;
 pub mod conditional;
 pub mod config;
+pub mod csv;
 pub mod design;
 pub mod email_key;
 pub mod event;
