@@ -4,11 +4,14 @@
 pub mod account;
 pub mod analytics;
 pub mod card;
+pub mod chart;
 pub mod conditional;
 pub mod config;
+pub mod csv;
 pub mod design;
 pub mod email_key;
 pub mod event;
+pub mod html;
 pub mod idempotency;
 pub mod ids;
 pub mod input;
