@@ -321,12 +321,15 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
                 .await?
                 .ok_or(ApiError::NotFound)?;
             let place = current.placement.as_ref().ok_or(ApiError::NotFound)?;
-            let topology = app.topology()?;
-            let body = json_object(&mut req).await?;
-            let region = parse_move(&body, topology, &place.data_region)?;
+            // A running move first (409, regions.md 4), whatever region the body names:
+            // once it has switched the directory, the account is already in its target
+            // region, and the body's checks would answer 422 for a move that is running.
             if place.moving.is_some() {
                 return Err(ApiError::MoveRunning);
             }
+            let topology = app.topology()?;
+            let body = json_object(&mut req).await?;
+            let region = parse_move(&body, topology, &place.data_region)?;
             let counts = accounts::per_shard(&dir).await?;
             let to = topology
                 .place(region, |b| counts.of(b))
