@@ -231,8 +231,13 @@ fn entra_id_sequence() {
     assert_eq!(created["userName"], json!(user_name), "{created}");
     assert_eq!(created["externalId"], json!(external_id), "{created}");
     assert_eq!(created["active"], json!(true), "{created}");
-    assert_eq!(created["name"]["givenName"], "givenName", "{created}");
-    assert_eq!(created["name"]["familyName"], "familyName", "{created}");
+    // Every sub-attribute of `name` reads back as written (issue 44).
+    assert_eq!(
+        created["name"],
+        json!({"formatted": "givenName familyName", "familyName": "familyName",
+            "givenName": "givenName"}),
+        "{created}"
+    );
     assert_eq!(
         created["emails"],
         json!([{"value": email, "type": "work", "primary": true}]),
@@ -577,9 +582,18 @@ fn okta_sequence() {
     );
     let replaced = scim_json(&r, 200);
     assert_user(&replaced, &base);
-    assert_eq!(replaced["name"]["givenName"], "Another", "{replaced}");
-    assert_eq!(replaced["name"]["familyName"], "User", "{replaced}");
+    // The User reads back as written (issue 44: `middleName` and `display` were dropped),
+    // in the answer and in a later GET.
+    let written_name =
+        json!({"givenName": "Another", "middleName": "Excited", "familyName": "User"});
+    let written_emails =
+        json!([{"primary": true, "value": user_name, "type": "work", "display": user_name}]);
+    assert_eq!(replaced["name"], written_name, "{replaced}");
+    assert_eq!(replaced["emails"], written_emails, "{replaced}");
     assert_eq!(replaced["active"], json!(true), "{replaced}");
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(got["name"], written_name, "{got}");
+    assert_eq!(got["emails"], written_emails, "{got}");
     let card = t.card(&id);
     assert_eq!(card["first_name"], "Another", "{card}");
     assert_eq!(card["last_name"], "User", "{card}");
@@ -620,6 +634,10 @@ fn okta_sequence() {
     set_active(true);
     assert_eq!(t.card(&id)["status"], "active");
     assert_eq!(t.page_status(&slug), 200);
+    // The PATCHes changed `active` only.
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(got["name"], written_name, "{got}");
+    assert_eq!(got["emails"], written_emails, "{got}");
 }
 
 /// provisioning.md 1: concurrent upserts of one new external id make one card; one request
