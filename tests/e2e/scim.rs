@@ -21,6 +21,7 @@ const CORE: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
 /// one (to look at the cards SCIM makes).
 struct Idp<'a> {
     server: &'a Server,
+    account: i64,
     scim: String,
     reader: String,
 }
@@ -30,6 +31,7 @@ fn idp() -> Idp<'static> {
     let account = s.account("enterprise", json!({}));
     Idp {
         server: s,
+        account,
         scim: s.token(account, &["scim"]),
         reader: s.token(account, &["cards:read"]),
     }
@@ -788,6 +790,72 @@ fn filters_and_paging() {
     // Bad paging values are errors, not defaults.
     let r = t.scim("GET", "/Users?count=many", None);
     assert_scim_error(&r, 400, Some("invalidValue"));
+}
+
+/// RFC 7644 3.4.2.2 (issue 44): a filter on a multi-valued attribute matches when any of
+/// its values does. A User with a work and a home email is found by either, in both filter
+/// forms identity providers send; once the card API changes the card's email, the User
+/// (and so the filter) has the new one and not the old, and keeps the home one.
+#[test]
+fn a_user_is_found_by_any_of_its_emails() {
+    let t = idp();
+    let tag = unique();
+    let (work, home) = (
+        format!("{tag}.work@example.com"),
+        format!("{tag}.home@example.net"),
+    );
+    let body = json!({"schemas": [CORE], "userName": format!("{tag}@example.com"),
+        "name": {"givenName": "Multi", "familyName": "Mail"},
+        "emails": [{"value": work, "type": "work", "primary": true},
+                   {"value": home, "type": "home"}]});
+    let id = assert_user(
+        &scim_json(&t.scim("POST", "/Users", Some(&body)), 201),
+        &t.server.base,
+    );
+    let found = |filter: String| -> Vec<String> {
+        let path = format!("/Users?filter={}", enc(&filter));
+        let list = scim_json(&t.scim("GET", &path, None), 200);
+        list["Resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let by_value = |v: &str| found(format!("emails.value eq \"{v}\""));
+    let by_value_filter = |v: &str| found(format!("emails[value eq \"{v}\"]"));
+    for v in [&work, &home, &home.to_uppercase()] {
+        assert_eq!(by_value(v), [id.clone()], "emails.value eq {v}");
+        assert_eq!(by_value_filter(v), [id.clone()], "emails[value eq {v}]");
+    }
+    assert_eq!(
+        found(format!("emails[type eq \"home\" and value eq \"{home}\"]")),
+        [id.clone()]
+    );
+    assert!(found(format!("emails[type eq \"work\" and value eq \"{home}\"]")).is_empty());
+    // The card API changes the card's email (the primary one's value).
+    let writer = t.server.token(t.account, &["cards:write"]);
+    let moved = format!("{tag}.new@example.com");
+    let r = t.server.call(
+        "PATCH",
+        &format!("/api/v1/cards/{id}"),
+        Some(&writer),
+        Some(&json!({"email": moved}).to_string()),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(by_value(&moved), [id.clone()]);
+    assert_eq!(by_value(&home), [id.clone()], "the other email stays");
+    assert!(
+        by_value(&work).is_empty(),
+        "the old value is no email of the User"
+    );
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(
+        got["emails"],
+        json!([{"value": moved, "type": "work", "primary": true},
+               {"value": home, "type": "home"}]),
+        "{got}"
+    );
 }
 
 /// provisioning.md 2: a SCIM change is a card change: an `Idempotency-Key` runs it once
