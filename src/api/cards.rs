@@ -89,13 +89,16 @@ pub async fn upsert(
         .find(|s| !s.is_empty())
         .map(percent_decode)
         .unwrap_or_default();
-    // The path names the card: a body's own `external_id` is the path's.
+    // The path names the card: a body's own `external_id` is the path's. The body's rules
+    // then trim it (as every text), so the card looked for is the trimmed id's; a path of
+    // blanks is no id, and the write answers 422 on `external_id`.
     let mut body = body.clone();
     body.insert("external_id".into(), external_id.clone().into());
+    let external_id = external_id.trim();
     // Twice at most: found (or made by a racing upsert) and updated, or gone meanwhile
     // (a racing delete) and made.
     for _ in 0..2 {
-        let found = cards::id_by_external(&*app.db()?, p.account_id, &external_id).await?;
+        let found = cards::id_by_external(&*app.db()?, p.account_id, external_id).await?;
         let result = match found {
             Some(id) => update(app, p, &body, id).await,
             None => create(app, p, &body).await,

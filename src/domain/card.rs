@@ -363,7 +363,8 @@ fn read(input: &mut Input, mode: Mode) -> CardPatch {
             Mode::Create => None,
             Mode::Update => input.choice("status", Status::parse).value().copied(),
         },
-        external_id: input.text_as("external_id", MAX_EXTERNAL_ID, is_external_id, Rule::Format),
+        // An empty string is a 422, not null (provisioning.md 1: 1 to 255 characters).
+        external_id: input.id_text_as("external_id", MAX_EXTERNAL_ID, is_external_id, Rule::Format),
         scim_user_name: Field::Absent,
         scim_user: Field::Absent,
     }
@@ -824,6 +825,29 @@ mod tests {
         assert_eq!(c.company, Field::Null);
         assert_eq!(c.bio, Field::Set("hi".into()));
         assert_eq!(c.job_title, Field::Absent);
+    }
+
+    /// provisioning.md 1 (issue 44): an external id is 1 to 255 characters or null; an
+    /// empty string is a 422 in every write, never a silent null.
+    #[test]
+    fn an_empty_external_id_is_refused_not_cleared() {
+        let names = json!({"first_name": "A", "last_name": "B"});
+        for empty in ["", "   "] {
+            let mut body = obj(names.clone());
+            body.insert("external_id".into(), empty.into());
+            for mode in [Mode::Create, Mode::Update] {
+                let e = validate(&body, mode).unwrap_err().to_json();
+                assert_eq!(
+                    e,
+                    json!({"external_id": ["The external id field must be at least 1 characters."]}),
+                    "{empty:?} {mode:?}"
+                );
+            }
+        }
+        let c = validate(&obj(json!({"external_id": null})), Mode::Update).unwrap();
+        assert_eq!(c.external_id, Field::Null, "null clears it");
+        let c = validate(&obj(json!({"external_id": " crm-1 "})), Mode::Update).unwrap();
+        assert_eq!(c.external_id, Field::Set("crm-1".into()));
     }
 
     #[test]

@@ -149,22 +149,52 @@ impl<'a> Input<'a> {
     ) -> Field<String> {
         match self.string(field) {
             Field::Set(s) if s.is_empty() => Field::Null,
-            Field::Set(s) => {
-                let too_long = v::char_len(&s) > max;
-                if too_long {
-                    self.fail_rule(field, Rule::MaxChars(max));
-                }
-                if !valid(&s) {
-                    self.fail_rule(field, invalid);
-                    return Field::Absent;
-                }
-                if too_long {
-                    Field::Absent
-                } else {
-                    Field::Set(s)
-                }
-            }
+            Field::Set(s) => self.checked(field, s, max, valid, invalid),
             other => other,
+        }
+    }
+
+    /// [`Input::text_as`] for an identifier (an external id, provisioning.md 1): only
+    /// `null` clears it. An empty string (after trimming) is no id, and reading it as null
+    /// would silently unlink the record it names, so it is an error ("at least 1").
+    pub fn id_text_as(
+        &mut self,
+        field: &str,
+        max: usize,
+        valid: fn(&str) -> bool,
+        invalid: Rule,
+    ) -> Field<String> {
+        match self.string(field) {
+            Field::Set(s) if s.is_empty() => {
+                self.fail_rule(field, Rule::MinChars(1));
+                Field::Absent
+            }
+            Field::Set(s) => self.checked(field, s, max, valid, invalid),
+            other => other,
+        }
+    }
+
+    /// A non-empty text held to `max` characters and `valid`; both errors are reported.
+    fn checked(
+        &mut self,
+        field: &str,
+        s: String,
+        max: usize,
+        valid: fn(&str) -> bool,
+        invalid: Rule,
+    ) -> Field<String> {
+        let too_long = v::char_len(&s) > max;
+        if too_long {
+            self.fail_rule(field, Rule::MaxChars(max));
+        }
+        if !valid(&s) {
+            self.fail_rule(field, invalid);
+            return Field::Absent;
+        }
+        if too_long {
+            Field::Absent
+        } else {
+            Field::Set(s)
         }
     }
 
@@ -318,6 +348,37 @@ mod tests {
         );
         let e = i.finish(()).unwrap_err().to_json();
         assert_eq!(e["email"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_id_is_never_cleared_by_an_empty_string() {
+        let b = body(json!({"e": "", "w": "  ", "n": null, "x": " x ", "bad": "\u{e9}"}));
+        let mut i = Input::new(&b);
+        let ascii = |s: &str| s.is_ascii();
+        assert_eq!(i.id_text_as("e", 5, ascii, Rule::Format), Field::Absent);
+        assert_eq!(i.id_text_as("w", 5, ascii, Rule::Format), Field::Absent);
+        assert_eq!(i.id_text_as("n", 5, ascii, Rule::Format), Field::Null);
+        assert_eq!(
+            i.id_text_as("x", 5, ascii, Rule::Format),
+            Field::Set("x".into()),
+            "trimmed like every text"
+        );
+        assert_eq!(i.id_text_as("bad", 5, ascii, Rule::Format), Field::Absent);
+        assert_eq!(
+            i.id_text_as("missing", 5, ascii, Rule::Format),
+            Field::Absent
+        );
+        let e = i.finish(()).unwrap_err().to_json();
+        assert_eq!(
+            e["e"],
+            json!(["The e field must be at least 1 characters."])
+        );
+        assert_eq!(
+            e["w"],
+            json!(["The w field must be at least 1 characters."])
+        );
+        assert_eq!(e["bad"], json!(["The bad field format is invalid."]));
+        assert!(e.get("n").is_none() && e.get("missing").is_none());
     }
 
     #[test]

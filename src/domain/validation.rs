@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 pub enum Rule {
     Required,
     String,
+    /// Laravel's `min` of a string: at least this many characters.
+    MinChars(usize),
     MaxChars(usize),
     Email,
     Url,
@@ -31,6 +33,7 @@ impl Rule {
         match self {
             Rule::Required => required(field),
             Rule::String => must_be_string(field),
+            Rule::MinChars(n) => min_chars(field, n),
             Rule::MaxChars(n) => max_chars(field, n),
             Rule::Email => invalid_email(field),
             Rule::Url => invalid_url(field),
@@ -159,6 +162,13 @@ pub fn required(field: &str) -> String {
 }
 pub fn must_be_string(field: &str) -> String {
     format!("The {} field must be a string.", attribute(field))
+}
+/// Laravel words it so for any `min`, one included.
+pub fn min_chars(field: &str, min: usize) -> String {
+    format!(
+        "The {} field must be at least {min} characters.",
+        attribute(field)
+    )
 }
 pub fn max_chars(field: &str, max: usize) -> String {
     format!(

@@ -753,6 +753,7 @@ pub fn form_error(lang: &str, rule: Rule, label: &str) -> Option<String> {
         Rule::Email => form.email,
         Rule::Format => form.format,
         Rule::Url
+        | Rule::MinChars(_)
         | Rule::Boolean
         | Rule::Choice
         | Rule::Integer

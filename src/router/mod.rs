@@ -226,16 +226,17 @@ async fn answer(
         (true, None) => dispatch::dispatch(app, &admitted.principal, req, route).await,
     };
     let resp = resp.unwrap_or_else(|e| surface.error(e));
-    let bookmark = consistency::answered(app, &asked, admitted.bookmark.as_deref());
     told.conditional = match route {
         Route::Read(r) if r.op().tagging == Tagging::ETag => Conditional::Tagged(if_none_match),
         Route::Read(_) | Route::Write(_) | Route::OpenApi | Route::BadId(_) | Route::Scim(_) => {
             Conditional::Untagged
         }
     };
+    // Settled first: whether the write reached D1 is the operation's, not the read the
+    // bookmark below may need (a refused or invalid request runs none of its own).
     if route.writes() {
         consistency::settle_write(app, &admitted, resp.status_code());
     }
-    told.bookmark = bookmark;
+    told.bookmark = consistency::answered(app, &asked, &admitted).await;
     Ok(resp)
 }

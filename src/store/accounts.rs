@@ -343,3 +343,14 @@ pub async fn shard_of(db: &Directory, id: i64) -> Result<Option<String>> {
     let row: Option<ShardOf> = select_first(db, shard_of_sql(id)).await?;
     Ok(row.map(|r| r.shard))
 }
+
+/// The account's row in its shard, read only for the bookmark the session then has: an
+/// API answer that ran no query still carries one (extensions.md 6,
+/// `router::consistency::refused`). One row by its key.
+pub fn in_shard_sql(id: i64) -> Stmt {
+    Stmt::new("SELECT id FROM accounts WHERE id = ?1", vec![id.into()])
+}
+
+pub async fn in_shard(db: &Shard, id: i64) -> Result<()> {
+    super::run(db, in_shard_sql(id)).await
+}

@@ -923,6 +923,68 @@ fn external_ids_are_unique_within_an_account() {
     assert_eq!(r.json()["data"]["external_id"], "crm-1");
 }
 
+/// provisioning.md 1 (issue 44): an external id is 1 to 255 characters or null, so an
+/// empty string is a 422 on `external_id` in createCard, updateCard and patchCard, and
+/// the card keeps its id (it was taken as null: the card silently lost it). The upsert's
+/// body cannot clear it (the path's id wins); what reaches it is a path of blanks, no id
+/// once trimmed (422, nothing made: it made a card without an id each time), and a padded
+/// one, which names the trimmed id's card (it made the card, then answered 409).
+#[test]
+fn an_empty_external_id_is_422_and_clears_nothing() {
+    let t = server().tenant(&ALL_SCOPES);
+    let card = t.card(json!({"first_name": "Ida", "last_name": "E", "external_id": "hr-7"}));
+    let id = card["id"].clone();
+    for empty in ["", "   "] {
+        for (method, path) in [
+            ("POST", "/cards".to_string()),
+            ("PUT", format!("/cards/{id}")),
+            ("PATCH", format!("/cards/{id}")),
+        ] {
+            let body = json!({"first_name": "Ida", "last_name": "E", "external_id": empty});
+            let e = t.send(method, &path, &body).assert_error(422);
+            assert_eq!(
+                e["errors"]["external_id"],
+                json!(["The external id field must be at least 1 characters."]),
+                "{method} {path} {empty:?}: {e}"
+            );
+        }
+    }
+    let list = t.get("/cards").json();
+    assert_eq!(list["meta"]["total"], 1, "nothing made: {list}");
+    assert_eq!(list["data"][0]["external_id"], "hr-7", "nothing cleared");
+    // null still clears it.
+    let r = t.send(
+        "PATCH",
+        &format!("/cards/{id}"),
+        &json!({"external_id": null}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["data"]["external_id"], Value::Null);
+
+    let names = json!({"first_name": "Ula", "last_name": "P"});
+    for blank in ["%20", "%20%20%20"] {
+        let e = t
+            .send("PUT", &format!("/cards/external/{blank}"), &names)
+            .assert_error(422);
+        assert!(e["errors"]["external_id"].is_array(), "{blank}: {e}");
+    }
+    assert_eq!(t.get("/cards").json()["meta"]["total"], 1, "no card made");
+    let made = t.send("PUT", "/cards/external/%20hr-8%20", &names);
+    assert_eq!(made.status, 201, "{}", made.body);
+    assert_eq!(made.json()["data"]["external_id"], "hr-8");
+    let again = t.send(
+        "PUT",
+        "/cards/external/%20hr-8",
+        &json!({"job_title": "CTO"}),
+    );
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.json()["data"]["id"], made.json()["data"]["id"]);
+    let plain = t.send("PUT", "/cards/external/hr-8", &json!({"bio": "Hi"}));
+    assert_eq!(plain.status, 200, "{}", plain.body);
+    assert_eq!(plain.json()["data"]["id"], made.json()["data"]["id"]);
+    assert_eq!(t.get("/cards").json()["meta"]["total"], 2);
+}
+
 /// provisioning.md 1: `PUT /cards/external/{external_id}` makes the card of a new external
 /// id (201, names required) and changes the existing one as patchCard (200); the path is
 /// percent-decoded; an `Idempotency-Key` replays the first answer.

@@ -52,6 +52,68 @@ fn over_the_limit_is_429_with_retry_after() {
     }
 }
 
+/// extensions.md 6 (issue 44): every answer to an authenticated request carries
+/// `X-D1-Bookmark`, a 429 too (and a 403, which runs no query either), though neither
+/// ran a query: where the request's reads would have started. One the client sent comes
+/// back as sent, and one answered is a bookmark D1 takes back.
+#[test]
+fn a_refused_request_still_carries_a_bookmark() {
+    let bookmark = |r: &crate::harness::Resp| -> String {
+        let b = r.header("x-d1-bookmark").unwrap_or_default();
+        assert!(!b.is_empty(), "no X-D1-Bookmark: {r:?}");
+        b.to_string()
+    };
+    // A token that never reached D1: refused by scope, then over its limit.
+    let t = small_server().tenant(&["cards:read"]);
+    for _ in 0..SMALL {
+        let r = t.get("/leads");
+        r.assert_error(403);
+        bookmark(&r);
+    }
+    let mut answered = vec![];
+    for _ in 0..3 {
+        let r = t.get("/cards");
+        r.assert_error(429);
+        assert!(r.header("x-request-id").is_some() && r.header("retry-after").is_some());
+        answered.push(bookmark(&r));
+    }
+    // A write over the limit too.
+    let w = small_server().tenant(&["cards:write"]);
+    for _ in 0..SMALL {
+        assert_eq!(w.send("POST", "/cards", &json!({})).status, 422);
+    }
+    let r = w.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "A", "last_name": "B"}),
+    );
+    r.assert_error(429);
+    answered.push(bookmark(&r));
+    // The client's own comes back as sent.
+    let sent = answered[0].clone();
+    let r = call(
+        "GET",
+        &format!("{}/api/v1/cards", t.server.base),
+        Some(&t.token),
+        None,
+        &[("X-D1-Bookmark", &sent)],
+    );
+    r.assert_error(429);
+    assert_eq!(bookmark(&r), sent);
+    // Each is a bookmark a session starts at: another token of the account sends them.
+    let reader = t.server.token(t.account, &["cards:read"]);
+    for b in &answered {
+        let r = call(
+            "GET",
+            &format!("{}/api/v1/cards", t.server.base),
+            Some(&reader),
+            None,
+            &[("X-D1-Bookmark", b)],
+        );
+        assert_eq!(r.status, 200, "{b}: {}", r.body);
+    }
+}
+
 #[test]
 fn each_token_has_its_own_window() {
     let s = small_server();

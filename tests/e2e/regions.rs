@@ -573,6 +573,63 @@ fn a_move_with_a_restart_in_the_middle_ends_done_with_every_answer_unchanged() {
     assert_eq!(slugs, vec![json!({"shard": "SHARD_EU_1"})]);
 }
 
+/// regions.md 4 (issue 44): while a move of the account runs, a second move is 409,
+/// whichever region it names: the account's own (before the switch, its old region;
+/// after it, the target, where the account already shows) or any other. Once the move has
+/// ended, a move to the account's own region is 422 again.
+#[test]
+fn a_second_move_while_one_runs_is_409_whatever_region_it_names() {
+    // Slow steps, and a grace long enough to ask during it (after the switch).
+    let s = Server::start(
+        "move-twice",
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("MOVE_STEP_MS", "200"),
+            ("MOVE_GRACE_MS", "6000"),
+        ],
+    );
+    let t = tenant_in(&s, "wnam");
+    t.card(json!({"first_name": "Twice", "last_name": "Moved"}));
+    let path = format!("/accounts/{}/move", t.account);
+    let move_to = |region: &str| s.admin("POST", &path, Some(json!({"data_region": region})));
+    let r = move_to("eu");
+    assert_eq!(r.status, 202, "{}", r.body);
+    let id = r.json()["data"]["id"].as_i64().unwrap();
+    let region = || {
+        s.admin("GET", &format!("/accounts/{}", t.account), None)
+            .json()["data"]["data_region"]
+            .clone()
+    };
+    let refused = |when: &str| {
+        for again in ["eu", "wnam", "apac"] {
+            let r = move_to(again);
+            assert_eq!(r.status, 409, "{when}, to {again}: {}", r.body);
+        }
+    };
+    assert_eq!(region(), "wnam");
+    refused("copying, before the switch");
+    // After the switch the account shows its new region while the move still runs.
+    let started = std::time::Instant::now();
+    while region() != "eu" {
+        assert!(started.elapsed().as_secs() < 60, "the move never switched");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let m = s.admin("GET", &format!("/moves/{id}"), None).json()["data"].clone();
+    assert_eq!(
+        m["status"], "copying",
+        "still running after the switch: {m}"
+    );
+    refused("copying, after the switch");
+    let done = wait_move(&s, id, |m| m["status"] != "copying");
+    assert_eq!(done["status"], "done", "{done}");
+    let r = move_to("eu");
+    assert_eq!(r.status, 422, "a move to its own region: {}", r.body);
+    assert_eq!(
+        r.json()["errors"]["data_region"][0],
+        "The account is in eu already."
+    );
+}
+
 /// regions.md 4: the counts are compared before the directory switches; on a mismatch
 /// (the fault switch leaves one lead out of the copy) the move ends `failed`, the account
 /// stays where it was and takes writes again, and the target keeps none of its rows.

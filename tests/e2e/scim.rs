@@ -21,6 +21,7 @@ const CORE: &str = "urn:ietf:params:scim:schemas:core:2.0:User";
 /// one (to look at the cards SCIM makes).
 struct Idp<'a> {
     server: &'a Server,
+    account: i64,
     scim: String,
     reader: String,
 }
@@ -30,6 +31,7 @@ fn idp() -> Idp<'static> {
     let account = s.account("enterprise", json!({}));
     Idp {
         server: s,
+        account,
         scim: s.token(account, &["scim"]),
         reader: s.token(account, &["cards:read"]),
     }
@@ -231,8 +233,13 @@ fn entra_id_sequence() {
     assert_eq!(created["userName"], json!(user_name), "{created}");
     assert_eq!(created["externalId"], json!(external_id), "{created}");
     assert_eq!(created["active"], json!(true), "{created}");
-    assert_eq!(created["name"]["givenName"], "givenName", "{created}");
-    assert_eq!(created["name"]["familyName"], "familyName", "{created}");
+    // Every sub-attribute of `name` reads back as written (issue 44).
+    assert_eq!(
+        created["name"],
+        json!({"formatted": "givenName familyName", "familyName": "familyName",
+            "givenName": "givenName"}),
+        "{created}"
+    );
     assert_eq!(
         created["emails"],
         json!([{"value": email, "type": "work", "primary": true}]),
@@ -577,9 +584,18 @@ fn okta_sequence() {
     );
     let replaced = scim_json(&r, 200);
     assert_user(&replaced, &base);
-    assert_eq!(replaced["name"]["givenName"], "Another", "{replaced}");
-    assert_eq!(replaced["name"]["familyName"], "User", "{replaced}");
+    // The User reads back as written (issue 44: `middleName` and `display` were dropped),
+    // in the answer and in a later GET.
+    let written_name =
+        json!({"givenName": "Another", "middleName": "Excited", "familyName": "User"});
+    let written_emails =
+        json!([{"primary": true, "value": user_name, "type": "work", "display": user_name}]);
+    assert_eq!(replaced["name"], written_name, "{replaced}");
+    assert_eq!(replaced["emails"], written_emails, "{replaced}");
     assert_eq!(replaced["active"], json!(true), "{replaced}");
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(got["name"], written_name, "{got}");
+    assert_eq!(got["emails"], written_emails, "{got}");
     let card = t.card(&id);
     assert_eq!(card["first_name"], "Another", "{card}");
     assert_eq!(card["last_name"], "User", "{card}");
@@ -620,6 +636,10 @@ fn okta_sequence() {
     set_active(true);
     assert_eq!(t.card(&id)["status"], "active");
     assert_eq!(t.page_status(&slug), 200);
+    // The PATCHes changed `active` only.
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(got["name"], written_name, "{got}");
+    assert_eq!(got["emails"], written_emails, "{got}");
 }
 
 /// provisioning.md 1: concurrent upserts of one new external id make one card; one request
@@ -770,6 +790,72 @@ fn filters_and_paging() {
     // Bad paging values are errors, not defaults.
     let r = t.scim("GET", "/Users?count=many", None);
     assert_scim_error(&r, 400, Some("invalidValue"));
+}
+
+/// RFC 7644 3.4.2.2 (issue 44): a filter on a multi-valued attribute matches when any of
+/// its values does. A User with a work and a home email is found by either, in both filter
+/// forms identity providers send; once the card API changes the card's email, the User
+/// (and so the filter) has the new one and not the old, and keeps the home one.
+#[test]
+fn a_user_is_found_by_any_of_its_emails() {
+    let t = idp();
+    let tag = unique();
+    let (work, home) = (
+        format!("{tag}.work@example.com"),
+        format!("{tag}.home@example.net"),
+    );
+    let body = json!({"schemas": [CORE], "userName": format!("{tag}@example.com"),
+        "name": {"givenName": "Multi", "familyName": "Mail"},
+        "emails": [{"value": work, "type": "work", "primary": true},
+                   {"value": home, "type": "home"}]});
+    let id = assert_user(
+        &scim_json(&t.scim("POST", "/Users", Some(&body)), 201),
+        &t.server.base,
+    );
+    let found = |filter: String| -> Vec<String> {
+        let path = format!("/Users?filter={}", enc(&filter));
+        let list = scim_json(&t.scim("GET", &path, None), 200);
+        list["Resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let by_value = |v: &str| found(format!("emails.value eq \"{v}\""));
+    let by_value_filter = |v: &str| found(format!("emails[value eq \"{v}\"]"));
+    for v in [&work, &home, &home.to_uppercase()] {
+        assert_eq!(by_value(v), [id.clone()], "emails.value eq {v}");
+        assert_eq!(by_value_filter(v), [id.clone()], "emails[value eq {v}]");
+    }
+    assert_eq!(
+        found(format!("emails[type eq \"home\" and value eq \"{home}\"]")),
+        [id.clone()]
+    );
+    assert!(found(format!("emails[type eq \"work\" and value eq \"{home}\"]")).is_empty());
+    // The card API changes the card's email (the primary one's value).
+    let writer = t.server.token(t.account, &["cards:write"]);
+    let moved = format!("{tag}.new@example.com");
+    let r = t.server.call(
+        "PATCH",
+        &format!("/api/v1/cards/{id}"),
+        Some(&writer),
+        Some(&json!({"email": moved}).to_string()),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(by_value(&moved), [id.clone()]);
+    assert_eq!(by_value(&home), [id.clone()], "the other email stays");
+    assert!(
+        by_value(&work).is_empty(),
+        "the old value is no email of the User"
+    );
+    let got = scim_json(&t.scim("GET", &format!("/Users/{id}"), None), 200);
+    assert_eq!(
+        got["emails"],
+        json!([{"value": moved, "type": "work", "primary": true},
+               {"value": home, "type": "home"}]),
+        "{got}"
+    );
 }
 
 /// provisioning.md 2: a SCIM change is a card change: an `Idempotency-Key` runs it once

@@ -1,6 +1,7 @@
 //! SCIM filters (RFC 7644 3.4.2.2): parsed once, then either compiled to a parameterised
-//! SQL condition over the card columns (`GET /Users?filter=`), or evaluated on a User's
-//! JSON (a PATCH path's value filter, `emails[type eq "work"]`). The grammar is the RFC's:
+//! SQL condition over the card columns and, for `emails`, every email of the User as it
+//! reads (the kept User JSON, `cards.scim_user`) (`GET /Users?filter=`), or evaluated on a
+//! User's JSON (a PATCH path's value filter, `emails[type eq "work"]`). The grammar is the RFC's:
 //! `eq ne co sw ew gt ge lt le pr`, `and` (binding tighter) and `or`, `not (...)`,
 //! parentheses, value paths `attr[...]`, and the `attr[...].sub op value` form Entra ID
 //! sends. Keywords and attribute names are case-insensitive.
@@ -512,32 +513,31 @@ enum Column {
     Time(&'static str),
     /// `status = 'active'`, compared with a boolean.
     Active,
-    /// A sub-attribute of the card's one email, which is `work` and primary: a constant,
-    /// true of a card that has an email.
-    Constant(&'static str),
+    /// A boolean as SQLite reads JSON's: 1, 0, or NULL when absent.
+    Flag(&'static str),
 }
 
-/// The card column a filter's attribute is, where it is one. The value filter of
-/// `emails[...]` reads the card's one email (`within`).
+/// The column a filter's attribute is, where it is one: a card column, or within
+/// `emails[...]` a column of one of the User's emails ([`EMAILS`]).
 fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
     if let Some(attr) = within {
-        if !attr.eq_ignore_ascii_case("emails") {
+        if !attr.eq_ignore_ascii_case("emails") || path.sub.is_some() {
             return None;
         }
-        let sub = AttrPath {
-            attr: "emails".into(),
-            sub: Some(path.attr.clone()),
-        };
-        return column(&sub, None);
+        const EMAIL: [(&str, Column); 3] = [
+            ("value", Column::Text("em.value")),
+            ("type", Column::Text("em.type")),
+            ("primary", Column::Flag("em.is_primary")),
+        ];
+        return EMAIL
+            .iter()
+            .find(|(n, _)| path.attr.eq_ignore_ascii_case(n))
+            .map(|(_, c)| *c);
     }
-    const COLUMNS: [(&str, Option<&str>, Column); 14] = [
+    const COLUMNS: [(&str, Option<&str>, Column); 10] = [
         ("id", None, Column::Id),
         ("userName", None, Column::Text("scim_user_name")),
         ("externalId", None, Column::Exact("external_id")),
-        ("emails", None, Column::Text("email")),
-        ("emails", Some("value"), Column::Text("email")),
-        ("emails", Some("type"), Column::Constant("work")),
-        ("emails", Some("primary"), Column::Constant("true")),
         (
             "displayName",
             None,
@@ -596,8 +596,15 @@ impl Filter {
                 if within.is_some() {
                     return Err(ScimError::invalid_filter("value filters do not nest"));
                 }
-                // The filter is on a value: a card without an email has none.
-                format!("({HAS_EMAIL} AND {})", f.sql(first, Some(attr), args)?)
+                let inner = f.sql(first, Some(attr), args)?;
+                some_email(&inner)
+            }
+            // `emails pr`: the User has an email, with a value or not.
+            Filter::Present(path) if within.is_none() && is_emails(path) && path.sub.is_none() => {
+                some_email("1")
+            }
+            Filter::Present(path) if within.is_none() && is_emails(path) => {
+                some_email(&Filter::Present(each_email(path)).sql(first, Some("emails"), args)?)
             }
             Filter::Present(path) => {
                 let col = column(path, within).ok_or_else(|| unsupported(path, within))?;
@@ -605,9 +612,12 @@ impl Filter {
                     Column::Text(c) | Column::Exact(c) => {
                         format!("({c} IS NOT NULL AND {c} <> '')")
                     }
-                    Column::Constant(_) => has_email(within).into(),
+                    Column::Flag(c) => format!("{c} IS NOT NULL"),
                     Column::Id | Column::Active | Column::Time(_) => "1".into(),
                 }
+            }
+            Filter::Compare(path, op, value) if within.is_none() && is_emails(path) => {
+                emails_sql(path, *op, value, first, args)?
             }
             Filter::Compare(path, op, value) => {
                 let col = column(path, within).ok_or_else(|| unsupported(path, within))?;
@@ -617,24 +627,96 @@ impl Filter {
     }
 }
 
+/// Whether a path outside a value filter is `emails` or one of its sub-attributes.
+fn is_emails(path: &AttrPath) -> bool {
+    path.attr.eq_ignore_ascii_case("emails")
+}
+
+/// `emails.type` as a path within `emails[...]`: `type`; `emails` itself is its `value`
+/// (RFC 7644 3.4.2.2: a multi-valued attribute's value).
+fn each_email(path: &AttrPath) -> AttrPath {
+    AttrPath {
+        attr: path.sub.clone().unwrap_or_else(|| "value".into()),
+        sub: None,
+    }
+}
+
+/// `emails.value eq x` and its kin outside a value filter, on every email of the User as
+/// it reads (RFC 7644 3.4.2.2: a multi-valued attribute matches when any value does): as
+/// `emails[value eq x]`, and `ne` as no email being equal (`not (emails[value eq x])`),
+/// as on JSON. An `eq` on the value first asks the card's own email (a column, no JSON
+/// read), which is always one of the User's (`user::to_user`).
+fn emails_sql(
+    path: &AttrPath,
+    op: Op,
+    value: &Value,
+    first: usize,
+    args: &mut Vec<SqlArg>,
+) -> Result<String, ScimError> {
+    let each = each_email(path);
+    let is_value = each.attr.eq_ignore_ascii_case("value");
+    Ok(match (op, value) {
+        (Op::Eq, Value::String(s)) if is_value => {
+            args.push(SqlArg::Text(s.clone()));
+            let p = format!("?{}", first + args.len() - 1);
+            let any = some_email(&format!("em.value = {p} COLLATE NOCASE"));
+            format!("(email = {p} COLLATE NOCASE OR {any})")
+        }
+        (Op::Ne, _) => {
+            let eq = Filter::Compare(each, Op::Eq, value.clone());
+            format!("NOT {}", some_email(&eq.sql(first, Some("emails"), args)?))
+        }
+        _ => {
+            let f = Filter::Compare(each, op, value.clone());
+            some_email(&f.sql(first, Some("emails"), args)?)
+        }
+    })
+}
+
+/// The condition that some email of the User holds `cond` (over [`EMAILS`]' columns).
+fn some_email(cond: &str) -> String {
+    format!("EXISTS (SELECT 1 FROM {EMAILS} AS em WHERE {cond})")
+}
+
+/// The index in the kept User's `emails` (`cards.scim_user`) of the one the card's
+/// `email` is: the primary one, else the first `work` one, else the first (`user::pick`).
+macro_rules! picked {
+    () => {
+        "coalesce(\
+         (SELECT min(p.key) FROM json_each(cards.scim_user, '$.emails') AS p \
+         WHERE json_type(p.value, '$.primary') = 'true'), \
+         (SELECT min(p.key) FROM json_each(cards.scim_user, '$.emails') AS p \
+         WHERE json_extract(p.value, '$.type') = 'work' COLLATE NOCASE), 0)"
+    };
+}
+
+/// The emails of the User a card reads as (`user::to_user`), one row each: `value`, `type`
+/// and `is_primary` (1, 0 or NULL). The kept emails as written, but the picked one
+/// ([`picked`]) has the card's `email` as its value, or is gone when the card has none
+/// (the API removed it); a card without kept emails (never written by SCIM, or written
+/// without) has its `email` as one `work`, primary email. No parameter: a constant text.
+const EMAILS: &str = concat!(
+    "(SELECT CASE WHEN e.key = k.at THEN nullif(cards.email, '') \
+     ELSE json_extract(e.value, '$.value') END AS value, \
+     json_extract(e.value, '$.type') AS type, \
+     json_extract(e.value, '$.primary') AS is_primary \
+     FROM (SELECT ",
+    picked!(),
+    " AS at) AS k \
+     JOIN json_each(cards.scim_user, '$.emails') AS e \
+     WHERE e.key <> k.at OR nullif(cards.email, '') IS NOT NULL \
+     OR json_type(e.value, '$.value') IS NULL \
+     UNION ALL SELECT cards.email, 'work', 1 \
+     WHERE nullif(cards.email, '') IS NOT NULL \
+     AND coalesce(json_array_length(cards.scim_user, '$.emails'), 0) = 0)"
+);
+
 fn unsupported(path: &AttrPath, within: Option<&str>) -> ScimError {
     let prefix = within.map_or_else(String::new, |w| format!("{w}."));
     ScimError::invalid_filter(format!(
         "filtering on {prefix}{} is not supported",
         name(path)
     ))
-}
-
-/// The card has an email: the one value of `emails`.
-const HAS_EMAIL: &str = "(email IS NOT NULL AND email <> '')";
-
-/// [`HAS_EMAIL`], or true within `emails[...]`, which asks it already.
-fn has_email(within: Option<&str>) -> &'static str {
-    if within.is_some() {
-        "1"
-    } else {
-        HAS_EMAIL
-    }
 }
 
 fn compare_sql(
@@ -646,8 +728,9 @@ fn compare_sql(
     args: &mut Vec<SqlArg>,
 ) -> Result<String, ScimError> {
     let wrong = |what: &str| {
+        let prefix = within.map_or_else(String::new, |w| format!("{w}."));
         Err(ScimError::invalid_filter(format!(
-            "{} compares with {what}",
+            "{prefix}{} compares with {what}",
             name(path)
         )))
     };
@@ -726,33 +809,15 @@ fn compare_sql(
                 _ => wrong("eq or ne and a boolean"),
             }
         }
-        Column::Constant(k) => {
-            let have = match k {
-                "true" => Value::Bool(true),
-                k => Value::String(k.into()),
-            };
-            let want = match (&have, value) {
-                (Value::Bool(_), v) => super::user::boolean(v).map(Value::Bool),
-                (_, Value::String(s)) => Some(Value::String(s.clone())),
-                _ => None,
-            };
-            let Some(want) = want else {
-                return wrong(if have.is_boolean() {
-                    "a boolean"
-                } else {
-                    "a string"
-                });
-            };
-            // As on JSON: `ne` holds of a card without an email (no value equals).
-            Ok(match op {
-                Op::Ne if !compare(&have, Op::Ne, &want, false) => {
-                    format!("NOT {}", has_email(within))
-                }
-                Op::Ne => "1".into(),
-                op if compare(&have, op, &want, false) => has_email(within).into(),
-                _ => "0".into(),
-            })
-        }
+        Column::Flag(c) => match (super::user::boolean(value), op) {
+            (Some(b), Op::Eq) => Ok(format!("{c} = {}", bind(SqlArg::Int(b as i64)))),
+            // As on JSON: a value without the flag is unequal to either boolean.
+            (Some(b), Op::Ne) => Ok(format!(
+                "({c} IS NULL OR {c} <> {})",
+                bind(SqlArg::Int(b as i64))
+            )),
+            _ => wrong("eq or ne and a boolean"),
+        },
     }
 }
 
@@ -888,7 +953,11 @@ mod tests {
             ("meta.created gt \"yesterday\"", "ISO 8601"),
             ("userName eq 5", "userName compares with a string"),
             ("id gt \"abc\"", "id compares"),
-            ("emails.primary eq \"x\"", "a boolean"),
+            (
+                "emails.primary eq \"x\"",
+                "emails.primary compares with eq or ne and a boolean",
+            ),
+            ("emails[primary gt true]", "emails.primary compares"),
         ] {
             let e = parse(text).unwrap().to_sql(2).unwrap_err();
             assert_eq!(e.scim_type, Some("invalidFilter"));
@@ -904,14 +973,31 @@ mod tests {
         let f = sql(r#"externalId eq "E" or emails.value co "x" and active eq "False""#);
         assert_eq!(
             f.sql,
-            "(external_id = ?2 OR (instr(lower(email), lower(?3)) > 0 AND (status = 'active') = ?4))"
+            format!(
+                "(external_id = ?2 OR (EXISTS (SELECT 1 FROM {EMAILS} AS em WHERE \
+                 instr(lower(em.value), lower(?3)) > 0) AND (status = 'active') = ?4))"
+            )
         );
         assert_eq!(f.args[2], SqlArg::Int(0));
         let f = sql(r#"emails[type eq "work"].value eq "a@x.example""#);
         assert_eq!(
             f.sql,
-            format!("({HAS_EMAIL} AND (1 AND email = ?2 COLLATE NOCASE))")
+            format!(
+                "EXISTS (SELECT 1 FROM {EMAILS} AS em WHERE \
+                 (em.type = ?2 COLLATE NOCASE AND em.value = ?3 COLLATE NOCASE))"
+            )
         );
+        // The card's own email first, then the User's others; one parameter for both.
+        let f = sql(r#"emails.value eq "a@x.example""#);
+        assert_eq!(
+            f.sql,
+            format!(
+                "(email = ?2 COLLATE NOCASE OR EXISTS (SELECT 1 FROM {EMAILS} AS em WHERE \
+                 em.value = ?2 COLLATE NOCASE))"
+            )
+        );
+        assert_eq!(f.args, [SqlArg::Text("a@x.example".into())]);
+        assert!(!EMAILS.contains('?'), "the emails' rows bind nothing");
         assert_eq!(sql(r#"id eq "abc""#).sql, "0");
         assert_eq!(sql(r#"id eq "12""#).args, [SqlArg::Int(12)]);
         let f = sql(r#"meta.lastModified gt "2026-01-02T03:04:05.250Z""#);
@@ -929,18 +1015,7 @@ mod tests {
     /// own migration adds the SCIM columns and their indexes), and each as the User JSON
     /// `matches` reads: one filter, one answer either way.
     fn db() -> (Connection, Vec<(i64, Value)>) {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE cards (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL,
-                title TEXT NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL,
-                job_title TEXT, email TEXT, status TEXT NOT NULL,
-                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);",
-        )
-        .unwrap();
-        conn.execute_batch(include_str!(
-            "../../../migrations/shard/0009_provisioning.sql"
-        ))
-        .unwrap();
+        let conn = schema();
         let t = |s: &str| parse_iso8601(s).unwrap();
         #[allow(clippy::type_complexity)]
         let rows: [(
@@ -1062,6 +1137,183 @@ mod tests {
         )
         .unwrap();
         (conn, users)
+    }
+
+    /// A `cards` table with the columns filters read (the card's own migration adds the
+    /// SCIM columns and their indexes).
+    fn schema() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE cards (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL,
+                title TEXT NOT NULL, first_name TEXT NOT NULL, last_name TEXT NOT NULL,
+                job_title TEXT, email TEXT, status TEXT NOT NULL,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);",
+        )
+        .unwrap();
+        conn.execute_batch(include_str!(
+            "../../../migrations/shard/0009_provisioning.sql"
+        ))
+        .unwrap();
+        conn
+    }
+
+    /// Cards whose Users have several emails, some changed through the API since SCIM
+    /// wrote them: each as a row, and as the User it reads as (`user::to_user`).
+    fn email_db() -> (Connection, Vec<(i64, Value)>) {
+        let conn = schema();
+        // (id, the card's email, the kept emails: None is a card SCIM never wrote)
+        let rows: [(i64, Option<&str>, Option<Value>); 8] = [
+            // Written so; the card's is the first work one.
+            (
+                21,
+                Some("w@x.example"),
+                Some(json!([{"value": "h@x.example", "type": "home"},
+                            {"value": "w@x.example", "type": "work"}])),
+            ),
+            // The API changed the card's (the primary one's value) since.
+            (
+                22,
+                Some("new@x.example"),
+                Some(
+                    json!([{"value": "old@x.example", "type": "work", "primary": true},
+                            {"value": "o2@x.example", "type": "other"}]),
+                ),
+            ),
+            // The API removed the card's: the other stays.
+            (
+                23,
+                None,
+                Some(json!([{"value": "a@x.example", "type": "work"},
+                            {"value": "b@x.example", "type": "home"}])),
+            ),
+            // Never written by SCIM.
+            (24, Some("c@x.example"), None),
+            // Written without emails; the API gave the card one.
+            (25, Some("d@x.example"), Some(json!(null))),
+            // Written without emails, none since.
+            (26, None, Some(json!(null))),
+            // An email with a type and no value.
+            (27, None, Some(json!([{"type": "work"}]))),
+            // The primary is a home one, and a work one besides.
+            (
+                28,
+                Some("h2@x.example"),
+                Some(
+                    json!([{"value": "h2@x.example", "type": "home", "primary": true},
+                            {"value": "w2@x.example", "type": "work"}]),
+                ),
+            ),
+        ];
+        let mut users = Vec::new();
+        for (id, email, kept) in rows {
+            let kept = kept.map(|emails| {
+                let mut u = json!({"name": {"givenName": "Ada", "familyName": "L"},
+                    "active": true});
+                if !emails.is_null() {
+                    u["emails"] = emails;
+                }
+                u.to_string()
+            });
+            let mut card = crate::domain::card::fixture("[]");
+            card.id = id;
+            card.email = email.map(str::to_string);
+            (card.phone, card.address) = (None, None);
+            card.scim_user_name = Some(format!("u{id}"));
+            card.scim_user = kept.clone();
+            conn.execute(
+                "INSERT INTO cards (id, account_id, title, first_name, last_name, email,
+                    status, created_at, updated_at, scim_user_name, scim_user)
+                 VALUES (?1, 1, ?2, ?3, ?4, ?5, 'active', 0, 0, ?6, ?7)",
+                rusqlite::params![
+                    id,
+                    card.title,
+                    card.first_name,
+                    card.last_name,
+                    card.email,
+                    card.scim_user_name,
+                    kept
+                ],
+            )
+            .unwrap();
+            let user = super::super::user::to_user(&card, "https://x.example/scim/v2");
+            users.push((id, Value::Object(user)));
+        }
+        (conn, users)
+    }
+
+    /// RFC 7644 3.4.2.2 (issue 44): a filter on `emails` matches when any email of the
+    /// User matches, the ones the card's `email` is not included, and sees them as the
+    /// User reads (a value the API changed since is the card's, one it removed is gone).
+    #[test]
+    fn email_filters_see_every_email_of_the_user_as_read() {
+        let (conn, users) = email_db();
+        let by_value = users
+            .iter()
+            .map(|(id, u)| (*id, u["emails"].clone()))
+            .collect::<Vec<_>>();
+        assert_eq!(
+            by_value[1].1,
+            json!([{"value": "new@x.example", "type": "work", "primary": true},
+                   {"value": "o2@x.example", "type": "other"}]),
+            "the User as it reads"
+        );
+        for (text, want) in [
+            (r#"emails.value eq "h@x.example""#, vec![21]),
+            (r#"emails[value eq "h@x.example"]"#, vec![21]),
+            (r#"emails eq "W@X.example""#, vec![21]),
+            (r#"emails.value eq "old@x.example""#, vec![]),
+            (r#"emails.value eq "new@x.example""#, vec![22]),
+            (r#"emails.value eq "o2@x.example""#, vec![22]),
+            (r#"emails.value eq "a@x.example""#, vec![]),
+            (r#"emails.value eq "b@x.example""#, vec![23]),
+            (r#"emails.value eq "c@x.example""#, vec![24]),
+            (r#"emails.value eq "d@x.example""#, vec![25]),
+            (r#"emails.value eq "w2@x.example""#, vec![28]),
+            (
+                r#"emails.value ne "h@x.example""#,
+                vec![22, 23, 24, 25, 26, 27, 28],
+            ),
+            (r#"emails pr"#, vec![21, 22, 23, 24, 25, 27, 28]),
+            (r#"not (emails pr)"#, vec![26]),
+            (r#"emails.value pr"#, vec![21, 22, 23, 24, 25, 28]),
+            (r#"emails.type pr"#, vec![21, 22, 23, 24, 25, 27, 28]),
+            (r#"emails.primary pr"#, vec![22, 24, 25, 28]),
+            (r#"emails[type eq "home"]"#, vec![21, 23, 28]),
+            (r#"emails.type eq "other""#, vec![22]),
+            (r#"emails.type ne "work""#, vec![23, 26]),
+            (r#"emails.primary eq true"#, vec![22, 24, 25, 28]),
+            (r#"emails.primary ne "True""#, vec![21, 23, 26, 27]),
+            (r#"emails[primary eq false]"#, vec![]),
+            (r#"emails[primary ne true]"#, vec![21, 22, 23, 27, 28]),
+            (
+                r#"emails[type eq "work"].value eq "w2@x.example""#,
+                vec![28],
+            ),
+            (r#"emails[type eq "work"].value eq "h2@x.example""#, vec![]),
+            (
+                r#"emails[type eq "work" and value pr]"#,
+                vec![21, 22, 24, 25, 28],
+            ),
+            (r#"emails[not (type eq "work")]"#, vec![21, 22, 23, 28]),
+            (r#"emails.value co "2@""#, vec![22, 28]),
+            (
+                r#"emails.value ew "@X.EXAMPLE""#,
+                vec![21, 22, 23, 24, 25, 28],
+            ),
+            (
+                r#"emails.value eq "h@x.example" or emails.value eq "c@x.example""#,
+                vec![21, 24],
+            ),
+        ] {
+            assert_eq!(query(&conn, text), want, "SQL: {text}");
+            let f = parse(text).unwrap();
+            let json: Vec<i64> = users
+                .iter()
+                .filter(|(_, u)| f.matches(u))
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(json, want, "JSON: {text}");
+        }
     }
 
     fn bound(f: &SqlFilter) -> Vec<Sql> {

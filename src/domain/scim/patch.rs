@@ -32,7 +32,7 @@ const MAX_OPERATIONS: usize = 100;
 /// Attributes of RFC 7643's User (4.1) and enterprise (4.3) schemas this service does not
 /// keep: an operation on one changes nothing, as identity providers send what their
 /// attribute mapping has. A name in neither schema is an `invalidPath`.
-const NOT_KEPT: [&str; 17] = [
+const NOT_KEPT: [&str; 12] = [
     "nickName",
     "profileUrl",
     "userType",
@@ -45,11 +45,6 @@ const NOT_KEPT: [&str; 17] = [
     "entitlements",
     "roles",
     "x509Certificates",
-    "name.middleName",
-    "name.honorificPrefix",
-    "name.honorificSuffix",
-    "emails.display",
-    "phoneNumbers.display",
 ];
 const ENTERPRISE_NOT_KEPT: [&str; 5] = [
     "employeeNumber",

@@ -21,13 +21,23 @@ use crate::domain::validation::FieldErrors;
 /// the two equal). Anything else a client sends is dropped.
 pub const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("userName", &[]),
-    ("name", &["formatted", "familyName", "givenName"]),
+    (
+        "name",
+        &[
+            "formatted",
+            "familyName",
+            "givenName",
+            "middleName",
+            "honorificPrefix",
+            "honorificSuffix",
+        ],
+    ),
     ("displayName", &[]),
     ("title", &[]),
     ("preferredLanguage", &[]),
     ("active", &[]),
-    ("emails", &["value", "type", "primary"]),
-    ("phoneNumbers", &["value", "type", "primary"]),
+    ("emails", &["value", "display", "type", "primary"]),
+    ("phoneNumbers", &["value", "display", "type", "primary"]),
     (
         "addresses",
         &[
@@ -554,8 +564,9 @@ pub fn to_user(card: &Card, base: &str) -> Map<String, Value> {
 }
 
 /// The card's one value of a multi-valued attribute, changed by the API: the value the
-/// table picks takes it (its other sub-attributes dropped for an address, whose parts no
-/// longer hold), or goes with it; none picked, a new `work` value.
+/// table picks takes it (keeping its `type` and `primary`: its `display`, or an address's
+/// parts, were of the old value and no longer hold), or goes with it; none picked, a new
+/// `work` value.
 fn one_value(u: &mut Map<String, Value>, attr: &str, types: &[&str], sub: &str, v: Option<&str>) {
     let at = pick(u, attr, types).map(|(i, _)| i);
     let items = u.entry(attr).or_insert_with(|| Value::Array(Vec::new()));
@@ -565,9 +576,7 @@ fn one_value(u: &mut Map<String, Value>, attr: &str, types: &[&str], sub: &str, 
     match (at, v) {
         (Some(i), Some(v)) => {
             if let Some(Value::Object(item)) = items.get_mut(i) {
-                if sub == "formatted" {
-                    item.retain(|k, _| k == "type" || k == "primary");
-                }
+                item.retain(|k, _| k == "type" || k == "primary");
                 item.insert(sub.into(), v.into());
             }
         }
@@ -961,6 +970,66 @@ mod tests {
             assert!(u.get(gone).is_none(), "{gone}: {u}");
         }
         assert_eq!(u["schemas"], json!([USER]), "no extension written");
+    }
+
+    /// Okta's Update a specific User (PUT) (developer.okta.com, "SCIM 2.0 protocol
+    /// reference"), issue 44: every sub-attribute of RFC 7643 4.1's `name`, `emails`,
+    /// `phoneNumbers` and `addresses` it (or anyone) writes reads back as written,
+    /// `middleName` and `display` included.
+    #[test]
+    fn okta_put_reads_back_every_sub_attribute() {
+        let put = json!({"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],
+            "id":"1","userName":"test.user@okta.local",
+            "name":{"givenName":"Another","middleName":"Excited","familyName":"User"},
+            "emails":[{"primary":true,"value":"test.user@okta.local","type":"work",
+                "display":"test.user@okta.local"}],
+            "active":true,"groups":[],"meta":{"resourceType":"User"}});
+        let c = card_of(put);
+        let u = read(&c);
+        assert_eq!(
+            u["name"],
+            json!({"givenName": "Another", "middleName": "Excited", "familyName": "User"})
+        );
+        assert_eq!(
+            u["emails"],
+            json!([{"primary": true, "value": "test.user@okta.local", "type": "work",
+                "display": "test.user@okta.local"}])
+        );
+        let every = json!({"userName": "u",
+            "name": {"formatted": "Dr. Ada B. Lovelace III", "familyName": "Lovelace",
+                "givenName": "Ada", "middleName": "B.", "honorificPrefix": "Dr.",
+                "honorificSuffix": "III"},
+            "emails": [{"value": "a@x.example", "display": "Ada", "type": "work",
+                "primary": true}],
+            "phoneNumbers": [{"value": "+1 555", "display": "+1 (555)", "type": "mobile",
+                "primary": true}],
+            "addresses": [{"formatted": "1 Main St, London", "streetAddress": "1 Main St",
+                "locality": "London", "region": "LDN", "postalCode": "N1",
+                "country": "GB", "type": "work", "primary": true}]});
+        let mut expected = every.clone();
+        expected["id"] = json!("1");
+        expected["schemas"] = json!([USER]);
+        assert_eq!(read(&card_of(every)), expected);
+    }
+
+    /// A value changed through the API keeps its `type` and `primary`; its `display` was
+    /// of the old value and goes.
+    #[test]
+    fn a_display_goes_with_the_value_the_api_changed() {
+        let mut c = card_of(json!({"userName": "u",
+            "emails": [{"value": "a@example.com", "display": "A", "type": "work"}],
+            "phoneNumbers": [{"value": "1", "display": "one", "type": "work"}]}));
+        c.email = Some("b@example.com".into());
+        let u = read(&c);
+        assert_eq!(
+            u["emails"],
+            json!([{"value": "b@example.com", "type": "work"}])
+        );
+        assert_eq!(
+            u["phoneNumbers"],
+            json!([{"value": "1", "display": "one", "type": "work"}]),
+            "unchanged"
+        );
     }
 
     /// Entra ID's Create User (learn.microsoft.com, "Tutorial: Develop and plan

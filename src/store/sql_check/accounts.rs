@@ -34,6 +34,8 @@ pub(super) fn created(db: &mut Db, now: i64) -> i64 {
     // The shard's copy, then again as an update.
     db.exec("accounts::copy_sql", &accounts::copy_sql(&account));
     db.exec("accounts::copy_sql", &accounts::copy_sql(&account));
+    let rows = db.exec("accounts::in_shard_sql", &accounts::in_shard_sql(acc));
+    assert_eq!(rows, vec![json!({"id": acc})]);
     db.in_dir(|db| {
         let update = AccountPatch::parse(
             &obj(json!({"name": "Acme 2", "plan": "pro", "card_limit": null,
