@@ -1,11 +1,12 @@
 //! Digital Business Card API as a Cloudflare Worker. Layers, each importing only from
 //! those below it (checked by `tests/layers.rs`; README.md has the map):
-//! entry (`lib.rs`, `router/`, `auth`, `config`, `delivery`, `upkeep`) -> handlers (`api`, `public`) -> `ops`
+//! entry (`lib.rs`, `router/`, `auth`, `config`, `delivery`, `upkeep`) -> handlers (`api`, `public`, `area`) -> `ops`
 //! (what a change does, whichever door it came through) -> `durable` ->
 //! `store` -> `http` (plumbing) -> `db` (the request's D1 session) -> `js` (runtime values
 //! into Rust) -> `domain` (pure rules).
 
 pub mod api;
+pub mod area;
 pub mod auth;
 pub mod config;
 pub mod db;

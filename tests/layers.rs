@@ -22,7 +22,7 @@ use std::path::Path;
 /// fails the check until it is given a place here on purpose.
 const LAYERS: &[(&str, &[&str])] = &[
     ("entry", &["router"]),
-    ("handlers", &["api", "public"]),
+    ("handlers", &["api", "area", "public"]),
     // What a change does, whichever handler asked: shared by the doors, never one's own.
     ("ops", &["ops"]),
     ("durable", &["durable"]),
@@ -313,7 +313,7 @@ fn fail_on(found: &[String], what: &str) {
     assert!(
         found.is_empty(),
         "{n} {what}:\n  {list}\n\nLayers, top to bottom: {order}.\nA file may use only layers \
-         strictly below its own (http only from entry and handlers); the folders of one layer \
+         strictly below its own (http only from entry, handlers and ops); the folders of one layer \
          must not use each other, and files of one folder not in a cycle; domain names no worker, wasm_bindgen, js_sys or web_sys.\n\
          Move code down to the lowest layer that needs it, or pass values in from the caller; a \
          new top-level folder gets its place in LAYERS (tests/layers.rs) on purpose.\n"

@@ -8,6 +8,7 @@ use worker::{Request, Response};
 
 use crate::domain::account::{AccountPatch, TokenRequest};
 use crate::domain::input::Mode;
+use crate::domain::member::InviteRequest;
 use crate::domain::region::{Region, Topology};
 use crate::domain::signing::same;
 use crate::domain::throttle::{address_key, Limit, Span, MINUTE_MS};
@@ -99,6 +100,9 @@ pub enum AdminRoute {
     ListTokens(i64),
     CreateToken(i64),
     RevokeToken(i64),
+    /// `POST /accounts/{id}/invites`: an invite link to the account area
+    /// (account-area.md 1).
+    Invite(i64),
     /// `GET /regions`: every region and shard with its number of accounts.
     Regions,
     /// `POST /accounts/{id}/move` and `GET /moves/{id}` (regions.md 4).
@@ -137,6 +141,10 @@ const PATHS: &[Path<AdminRoute>] = &[
             ("GET", |h| with_id(h, AdminRoute::ListTokens)),
             ("POST", |h| with_id(h, AdminRoute::CreateToken)),
         ],
+    },
+    Path {
+        segs: &[Lit("accounts"), Hole, Lit("invites")],
+        methods: &[("POST", |h| with_id(h, AdminRoute::Invite))],
     },
     Path {
         segs: &[Lit("tokens"), Hole],
@@ -224,6 +232,22 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
                 "message": "Token revoked.",
                 "webhooks_disabled": disabled
             }))
+        }
+        AdminRoute::Invite(account) => {
+            if accounts::get(&*app.directory()?, account).await?.is_none() {
+                return Err(ApiError::NotFound);
+            }
+            let request = InviteRequest::parse(&json_object(&mut req).await?)?;
+            let (invite, url) =
+                ops::members::invite(app, account, &request, &ops::by_operator(app)).await?;
+            let body = json!({"data": {
+                "id": invite.id,
+                "email": invite.email,
+                "role": invite.role,
+                "url": url,
+                "expires_at": iso8601(invite.expires_at),
+            }});
+            Ok(json_response(201, &body))
         }
         AdminRoute::StartMove(account) => {
             let body = json_object(&mut req).await?;

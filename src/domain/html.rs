@@ -71,6 +71,15 @@ impl Html {
         self
     }
 
+    /// Bytes written so far.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub fn into_string(self) -> String {
         self.0
     }

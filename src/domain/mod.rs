@@ -17,6 +17,7 @@ pub mod ids;
 pub mod input;
 pub mod lang;
 pub mod lead;
+pub mod member;
 pub mod moving;
 pub mod own_writes;
 pub mod pagination;

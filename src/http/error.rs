@@ -56,6 +56,12 @@ pub enum ApiError {
     UserNameTaken,
     /// 409: an upsert's card was made and deleted by others while it ran; nothing changed.
     Contended,
+    /// A refusal of the account area, in the person's language (a passkey for another
+    /// site, an invite used): its status and text.
+    Area {
+        status: u16,
+        message: &'static str,
+    },
     /// An error of the SCIM service's own (provisioning.md 2): a filter, a PATCH, a User.
     Scim(ScimError),
     /// 500 that names a configuration fault (a shard binding missing or unlisted), which
@@ -99,6 +105,7 @@ impl ApiError {
             ApiError::TooManyRequests { .. } | ApiError::RedeliverLimit { .. } => 429,
             ApiError::Internal(_) | ApiError::Misconfigured(_) => 500,
             ApiError::Scim(e) => e.status,
+            ApiError::Area { status, .. } => *status,
         }
     }
 
@@ -146,6 +153,7 @@ impl ApiError {
             }
             ApiError::Internal(_) => "Server error.",
             ApiError::Scim(e) => return e.detail.clone(),
+            ApiError::Area { message, .. } => message,
         };
         text.to_string()
     }

@@ -4,6 +4,8 @@
 //! reactions. The leaf under every layer that reads the runtime's values (D1 rows, KV
 //! documents, object answers); no business rules.
 
+pub mod crypto;
+
 use js_sys::Uint8Array;
 
 use crate::domain::email_key::Form;

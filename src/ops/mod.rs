@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod cards;
 pub mod leads;
+pub mod members;
 pub mod tokens;
 pub mod webhooks;
 

@@ -108,6 +108,12 @@ async fn surface(app: &App, req: Request) -> Response {
         return api_v1(app, req, rest, surface).await;
     }
     match segments.as_slice() {
+        ["app", rest @ ..] => {
+            app.trace.borrow_mut().route = "app";
+            // Sessions, members and their passkeys are written at the directory's primary;
+            // an account's pages read where the API's reads would.
+            crate::area::handle(app, req, rest).await
+        }
         ["c", rest @ ..] => {
             app.trace.borrow_mut().route = "public";
             crate::public::handle(app, req, rest).await

@@ -16,6 +16,7 @@ pub mod erasure;
 pub mod events;
 pub mod idempotency;
 pub mod leads;
+pub mod members;
 pub mod moves;
 pub mod outbox;
 pub mod row;

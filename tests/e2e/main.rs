@@ -28,6 +28,7 @@ mod harness;
 mod abuse;
 mod admin;
 mod analytics;
+mod app;
 mod auth;
 mod cards;
 mod feed;

@@ -50,6 +50,15 @@ pub fn admin_object(address_hash: &str) -> Object {
     }
 }
 
+/// The object that limits failed sign-ins to the account area from one address
+/// (account-area.md 1). Anywhere: it belongs to no account.
+pub fn sign_in_object(address_hash: &str) -> Object {
+    Object {
+        name: format!("sign-in:{address_hash}"),
+        jurisdiction: None,
+    }
+}
+
 async fn ask(env: &Env, object: &Object, call: &Call) -> Result<Verdict> {
     let body = serde_json::to_string(call)?;
     let Object { name, jurisdiction } = object;

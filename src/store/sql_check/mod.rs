@@ -15,6 +15,7 @@ mod events;
 mod idempotency;
 mod indexes;
 mod leads;
+mod members;
 mod moves;
 mod security;
 mod slugs;
@@ -279,6 +280,7 @@ fn scenario(db: &mut Db) {
     webhooks::webhooks_and_outbox(db, acc, now);
     erasure::erasure_reaches_every_copy(db, acc, now);
     security::entries_of_both_logs(db, acc, now);
+    members::members_and_sessions(db, acc, now);
     slugs::settled_and_released(db, acc, &reserved, now);
     moves::account_moves_and_back(db, acc, now);
     accounts::account_goes_with_everything(db, acc);
