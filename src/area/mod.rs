@@ -26,7 +26,8 @@ use crate::domain::account::Account;
 use crate::domain::html::Html;
 use crate::domain::member::{cookie, secret_hash, session_cookie, Role, SESSION_COOKIE};
 use crate::domain::security::{Actor, By};
-use crate::domain::weburl::parse_http;
+use crate::domain::weburl::{form_pairs, parse_http};
+use crate::http::body::MAX_BODY_BYTES;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::json::json_response;
 use crate::http::params::{method, path_id, query};
@@ -540,6 +541,35 @@ fn message_of(lang: Lang, e: &ApiError) -> String {
             .unwrap_or(t.failed)
             .to_string(),
     }
+}
+
+/// A form's fields as posted (`application/x-www-form-urlencoded`, at most the API's body
+/// size), in order: a repeated name (checkboxes) appears once per value.
+pub async fn form(req: &mut Request) -> ApiResult<Vec<(String, String)>> {
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::PayloadTooLarge);
+    }
+    Ok(form_pairs(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The first value of a form's field.
+pub fn field<'a>(form: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    form.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Every value of a form's field (checkboxes of one name).
+pub fn values<'a>(form: &'a [(String, String)], name: &'a str) -> impl Iterator<Item = &'a str> {
+    form.iter()
+        .filter(move |(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// What a change's page says when it is done: `<p class="notice" role="status">`.
+pub fn notice(h: &mut Html, text: &str) {
+    h.element("p", &[("class", "notice"), ("role", "status")], text);
 }
 
 /// Sets a new session cookie on `resp`.
