@@ -112,7 +112,11 @@ async fn surface(app: &App, req: Request) -> Response {
             app.trace.borrow_mut().route = "app";
             // Sessions, members and their passkeys are written at the directory's primary;
             // an account's pages read where the API's reads would.
-            crate::area::handle(app, req, rest).await
+            // Boxed: the account area's state machine stays out of the API's (its code is
+            // polled through one pointer, not inlined into every request's future).
+            let area: std::pin::Pin<Box<dyn std::future::Future<Output = Response> + '_>> =
+                Box::pin(crate::area::handle(app, req, rest));
+            area.await
         }
         ["c", rest @ ..] => {
             app.trace.borrow_mut().route = "public";
