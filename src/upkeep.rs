@@ -11,7 +11,9 @@ use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
 use crate::durable::mover::client as mover;
 use crate::store::erasure::{self, LeadSet};
-use crate::store::{cards, events, idempotency, leads, moves, outbox, slugs, webhooks};
+use crate::store::{
+    cards, events, idempotency, leads, moves, outbox, prune_in_steps, slugs, webhooks,
+};
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
@@ -20,6 +22,16 @@ pub const SWEEP_CRON: &str = "* * * * *";
 pub async fn run(env: &Env) -> Result<()> {
     for shard in config::shards(env)? {
         run_shard(env, &Shard::primary(env, &shard)?).await?;
+    }
+    // Retired slugs past their 365 days are free for anyone again.
+    let now = js_sys::Date::now() as i64;
+    let dir = Directory::primary(env)?;
+    let freed = prune_in_steps(&dir, 1_000, 20, 0, || {
+        vec![slugs::expire_retired_sql(now, 1_000)]
+    })
+    .await?;
+    if freed > 0 {
+        worker::console_log!("upkeep: {freed} retired slug(s) free again");
     }
     Ok(())
 }
@@ -132,7 +144,7 @@ pub async fn settle_slugs(env: &Env, now: i64) -> Result<usize> {
         .filter(|r| listed.contains(&r.shard) && !live.contains(&r.card_id))
         .map(|r| r.card_id)
         .collect();
-    slugs::settle_stale(&dir, &live, &gone, before).await?;
+    slugs::settle_stale(&dir, &live, &gone, before, now).await?;
     Ok(stale.len())
 }
 

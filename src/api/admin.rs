@@ -228,9 +228,13 @@ async fn dispatch(app: &App, mut req: Request, route: AdminRoute) -> ApiResult<R
         }
         AdminRoute::RevokeToken(token) => {
             let disabled = ops::tokens::revoke(app, token, None, &ops::by_operator(app)).await?;
+            let message = match disabled {
+                Some(_) => "Token revoked.",
+                None => "Token revoked. The account is moving: the webhooks the token answers for are disabled when the move ends, and none of their deliveries is sent meanwhile.",
+            };
             ok(&json!({
-                "message": "Token revoked.",
-                "webhooks_disabled": disabled
+                "message": message,
+                "webhooks_disabled": disabled.unwrap_or(0)
             }))
         }
         AdminRoute::Invite(account) => {

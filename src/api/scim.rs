@@ -257,6 +257,9 @@ async fn patched(
 }
 
 /// What a list asks for: RFC 7644 3.4.2 (query) and 3.4.3 (a search's body).
+/// The highest `startIndex` read as given: past every card an account can have.
+const MAX_START: i64 = 1 << 31;
+
 struct Listing {
     filter: Option<String>,
     start: i64,
@@ -267,7 +270,9 @@ struct Listing {
 
 impl Listing {
     /// RFC 7644 3.4.2.4: a `startIndex` below 1 reads as 1, a negative `count` as 0, and
-    /// the most a page holds is [`MAX_RESULTS`] (also the default).
+    /// the most a page holds is [`MAX_RESULTS`] (also the default). A `startIndex` past
+    /// any account's cards reads as [`MAX_START`]: an empty page, and an offset that stays
+    /// an exact number where D1 binds it (a float near 2^63 is no integer to SQLite).
     fn new(
         filter: Option<String>,
         start: Option<i64>,
@@ -277,7 +282,7 @@ impl Listing {
     ) -> Listing {
         Listing {
             filter: filter.filter(|f| !f.trim().is_empty()),
-            start: start.unwrap_or(1).max(1),
+            start: start.unwrap_or(1).clamp(1, MAX_START),
             count: count.unwrap_or(MAX_RESULTS).clamp(0, MAX_RESULTS),
             attributes,
             excluded,
@@ -330,7 +335,12 @@ impl Listing {
             Some(Value::String(s)) => Some(s.clone()),
             _ => None,
         };
-        let filter = field("filter").and_then(Value::as_str).map(str::to_string);
+        // A filter that is no string would filter nothing: refused, not read as none.
+        let filter = match field("filter") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(ScimError::invalid_filter("The filter must be a string.").into()),
+        };
         Ok(Listing::new(
             filter,
             number("startIndex")?,

@@ -35,7 +35,7 @@ pub async fn create(app: &App, patch: &AccountPatch) -> ApiResult<Account> {
     app.start_reads(Start::Primary);
     if let Err(e) = accounts::copy(&*app.db()?, &account).await {
         // No account without its shard's copy: undo the directory's row.
-        let _ = accounts::delete(&dir, account.id).await;
+        let _ = accounts::delete(&dir, account.id, app.now_ms).await;
         return Err(e.into());
     }
     Ok(account)
@@ -80,7 +80,7 @@ pub async fn delete(app: &App, id: i64) -> ApiResult<()> {
     let hashes = tokens::hashes(&dir, id).await?;
     app.place(&place.shard)?;
     accounts::delete_data(&*app.db()?, id).await?;
-    if !accounts::delete(&dir, id).await? {
+    if !accounts::delete(&dir, id, app.now_ms).await? {
         return Err(ApiError::NotFound);
     }
     // Done once no cached record of its tokens remains.

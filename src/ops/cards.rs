@@ -79,8 +79,8 @@ pub async fn change(
     Ok(card.map(|c| c.effective(p.features)))
 }
 
-/// Deletes a card: its leads, its slug, the event and its webhooks; 404 when the account
-/// has no such card.
+/// Deletes a card: its leads, the event and its webhooks, and its slug retired; 404 when
+/// the account has no such card.
 pub async fn remove(app: &App, p: &Principal, id: i64) -> ApiResult<()> {
     // Pending while the card goes: a crash in between is settled by the sweeper.
     let dir = app.directory()?;
@@ -90,7 +90,8 @@ pub async fn remove(app: &App, p: &Principal, id: i64) -> ApiResult<()> {
         return Err(ApiError::Internal("SLUGS_FAULT=after-delete".into()));
     }
     if deleted {
-        slugs::release(&dir, id, p.account_id).await?;
+        // Printed cards and QR codes carry it: retired, not freed (regions.md 1).
+        slugs::retire(&dir, id, p.account_id, app.now_ms).await?;
     }
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     if !deleted {

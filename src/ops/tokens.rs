@@ -33,18 +33,23 @@ pub async fn mint(
     Ok((row, token))
 }
 
-/// Revokes a token (of `account` only, when given); how many webhooks it answered for
-/// were disabled. Answered only once the token's cached record is gone: the very next
-/// request with it is refused (401). `NotFound` when there is no such token.
-pub async fn revoke(app: &App, id: i64, account: Option<i64>, by: &By) -> ApiResult<usize> {
+/// Revokes a token (of `account` only, when given), whatever the account's state: answered
+/// only once the token's cached record is gone, so the very next request with it is
+/// refused (401). `NotFound` when there is no such token. Then the webhooks it answered
+/// for are disabled in the account's shard: how many, or `None` while a move of the
+/// account fences its shard (the move disables them where the account lands, and no
+/// attempt of theirs is sent meanwhile: the consumer asks the directory).
+pub async fn revoke(app: &App, id: i64, account: Option<i64>, by: &By) -> ApiResult<Option<usize>> {
     let revoked = tokens::revoke(&*app.directory()?, id, account, app.now_ms, by)
         .await?
         .ok_or(ApiError::NotFound)?;
-    // The webhooks it answers for stop with it, in the account's shard (an attempt of one
-    // that raced this is refused by the consumer, which asks the directory).
+    gate::invalidate(&app.env, &revoked.token_hash).await?;
     app.place(&revoked.shard)?;
     let disabled =
-        webhooks::disable_for_token(&*app.db()?, revoked.account_id, id, app.now_ms).await?;
-    gate::invalidate(&app.env, &revoked.token_hash).await?;
-    Ok(disabled)
+        webhooks::disable_for_token(&*app.db()?, revoked.account_id, id, app.now_ms).await;
+    match disabled.map_err(ApiError::from) {
+        Ok(n) => Ok(Some(n)),
+        Err(ApiError::Moving) => Ok(None),
+        Err(e) => Err(e),
+    }
 }

@@ -105,8 +105,15 @@ pub async fn delete(app: &App, who: &Who<'_>, id: i64) -> ApiResult<()> {
     Ok(())
 }
 
-/// A new secret (shown only now); the previous one keeps signing for a day.
+/// A new secret (shown only now); the previous one keeps signing for a day. The secret
+/// signs every event the webhook carries, so only someone who may read them all gets it
+/// (extensions.md 4: a `webhooks:write`-only token could otherwise sign forged lead
+/// events to the owner's receiver).
 pub async fn rotate(app: &App, who: &Who<'_>, id: i64) -> ApiResult<(Webhook, String)> {
+    let current = webhooks::get(&*app.db()?, who.owner.account_id, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    who.reads.may_carry(&current.events)?;
     let (secret, sealed) = new_secret(app).await?;
     let hook = webhooks::rotate(
         &*app.db()?,

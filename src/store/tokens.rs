@@ -234,6 +234,26 @@ pub async fn revoked(db: &Directory, id: i64) -> Result<bool> {
     Ok(row.is_some_and(|f| f.revoked != 0))
 }
 
+/// Ids of the account's revoked tokens, as a JSON array (a move disables their webhooks in
+/// the shard that takes writes again: a revocation during the move could not).
+pub fn revoked_ids_sql(account_id: i64) -> Stmt {
+    Stmt::new(
+        "SELECT json_group_array(id) AS ids FROM tokens \
+         WHERE account_id = ?1 AND revoked_at IS NOT NULL",
+        vec![account_id.into()],
+    )
+}
+
+struct Ids {
+    ids: String,
+}
+impl_row!(Ids { ids });
+
+pub async fn revoked_ids(db: &Directory, account_id: i64) -> Result<String> {
+    let row: Option<Ids> = select_first(db, revoked_ids_sql(account_id)).await?;
+    Ok(row.map_or_else(|| "[]".into(), |r| r.ids))
+}
+
 pub fn hashes_sql(account_id: i64) -> Stmt {
     Stmt::new(
         "SELECT token_hash FROM tokens WHERE account_id = ?1 AND revoked_at IS NULL",

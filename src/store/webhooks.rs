@@ -686,6 +686,22 @@ pub fn disable_for_token_sql(account_id: i64, token_id: i64, now: i64) -> Stmt {
     )
 }
 
+/// The enabled webhooks of the account that tokens of `ids` (a JSON array) answer for.
+pub fn disable_for_tokens_sql(account_id: i64, ids: &str, now: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE webhooks SET status = 'disabled', updated_at = ?3 \
+         WHERE token_id IN (SELECT value FROM json_each(?2)) AND status = 'enabled' \
+           AND account_id = ?1 RETURNING id",
+        vec![account_id.into(), ids.into(), now.into()],
+    )
+}
+
+/// Disables the webhooks of every revoked token of the account; how many.
+pub async fn disable_for_tokens(db: &Shard, account_id: i64, ids: &str, now: i64) -> Result<usize> {
+    let results = batch(db, vec![disable_for_tokens_sql(account_id, ids, now)]).await?;
+    row_count(&results, 0)
+}
+
 /// Disables the enabled webhooks a revoked token answers for; how many.
 pub async fn disable_for_token(
     db: &Shard,

@@ -40,4 +40,5 @@ mod ratelimit;
 mod reach;
 mod regions;
 mod scim;
+mod security;
 mod webhooks;

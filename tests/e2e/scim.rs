@@ -945,3 +945,40 @@ fn scim_access_rate_limit_and_invalid_values() {
     );
     assert_list(&found, 0, 1, 0);
 }
+
+/// Issue 46, finding 6: a `startIndex` near 2^63 is an empty page, not a 500 (D1 binds
+/// numbers as floats: such an offset was no integer to SQLite); a search whose `filter`
+/// is no string is 400 `invalidFilter`, not every User.
+#[test]
+fn paging_far_past_the_end_and_a_search_filter_that_is_no_string() {
+    let t = idp();
+    let tag = unique();
+    let body = json!({"schemas": [CORE], "userName": format!("{tag}@example.com"),
+        "name": {"givenName": "Far", "familyName": "Away"}});
+    scim_json(&t.scim("POST", "/Users", Some(&body)), 201);
+    for start in ["9223372036854775807", "9223372036854775000", "4294967296"] {
+        let r = t.scim("GET", &format!("/Users?startIndex={start}"), None);
+        let list = scim_json(&r, 200);
+        assert_eq!(list["itemsPerPage"], 0, "{start}: {list}");
+        assert_eq!(list["Resources"], json!([]), "{start}");
+        assert!(list["totalResults"].as_i64().is_some_and(|n| n >= 1));
+    }
+    let search = |filter: Value| {
+        let body = json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:SearchRequest"],
+            "filter": filter});
+        t.scim("POST", "/Users/.search", Some(&body))
+    };
+    for filter in [
+        json!(7),
+        json!(["userName pr"]),
+        json!({"userName": "x"}),
+        json!(true),
+    ] {
+        assert_scim_error(&search(filter.clone()), 400, Some("invalidFilter"));
+    }
+    let all = scim_json(&search(Value::Null), 200);
+    assert!(
+        all["totalResults"].as_i64().is_some_and(|n| n >= 1),
+        "null: no filter"
+    );
+}

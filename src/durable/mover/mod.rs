@@ -17,7 +17,7 @@ use crate::db::{Directory, Shard};
 use crate::domain::moving::{mismatch, Phase, Plan};
 use crate::durable::rate_limiter::client as gate;
 use crate::store::moves::{self, TABLES};
-use crate::store::{tokens, SqlValue};
+use crate::store::{tokens, webhooks, SqlValue};
 
 const PLAN: &str = "plan";
 /// Steps one alarm takes when steps need no pause, within this much time.
@@ -180,8 +180,10 @@ impl Mover {
                 }
             }
             Phase::Switch => {
-                moves::set_state(&Shard::primary(env, &plan.to)?, account, "live").await?;
+                let target = Shard::primary(env, &plan.to)?;
+                moves::set_state(&target, account, "live").await?;
                 let dir = Directory::primary(env)?;
+                settle_revocations(&dir, &target, account).await?;
                 moves::flip(&dir, account, &plan.to, &plan.region).await?;
                 // Its tokens learn the new shard before their next request is served.
                 gate::invalidate_all(env, &tokens::hashes(&dir, account).await?).await?;
@@ -209,8 +211,10 @@ impl Mover {
             Phase::Failing => {
                 let target = Shard::primary(env, &plan.to)?;
                 if self.empty_step(&target, plan).await? {
-                    moves::set_state(&Shard::primary(env, &plan.from)?, account, "live").await?;
+                    let source = Shard::primary(env, &plan.from)?;
+                    moves::set_state(&source, account, "live").await?;
                     let dir = Directory::primary(env)?;
+                    settle_revocations(&dir, &source, account).await?;
                     let why = plan.error.clone().unwrap_or_else(|| "failed".into());
                     moves::end(&dir, plan.move_id, "failed", Some(&why), now()).await?;
                     gate::invalidate_all(env, &tokens::hashes(&dir, account).await?).await?;
@@ -271,4 +275,18 @@ fn chunks(rows: &[Map<String, Value>]) -> Vec<&[Map<String, Value>]> {
         out.push(&rows[start..]);
     }
     out
+}
+
+/// Disables, in the shard that takes the account's writes again, the webhooks of its
+/// revoked tokens: a token revoked while the move fenced the shard left them enabled
+/// (ops::tokens::revoke). Idempotent, so a step run again does no harm.
+async fn settle_revocations(dir: &Directory, shard: &Shard, account: i64) -> Result<()> {
+    let ids = tokens::revoked_ids(dir, account).await?;
+    let n = webhooks::disable_for_tokens(shard, account, &ids, now()).await?;
+    if n > 0 {
+        worker::console_log!(
+            "move of account {account}: {n} webhook(s) of revoked tokens disabled"
+        );
+    }
+    Ok(())
 }

@@ -358,6 +358,24 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
         (target.token_id, target.status.as_str()),
         (owner.token_id, "disabled")
     );
+    for id in &disabled {
+        let enable = "UPDATE webhooks SET status = 'enabled' WHERE id = ?1";
+        db.exec("check", &Stmt::new(enable, vec![(*id).into()]));
+    }
+    // A move disables them again where the account lands: every revoked token's.
+    let rows = db.in_dir(|db| db.exec("tokens::revoked_ids_sql", &tokens::revoked_ids_sql(acc)));
+    let ids = rows[0]["ids"].as_str().expect("a JSON array").to_string();
+    assert!(ids.contains(&token_id.to_string()), "{ids}");
+    let rows = db.exec(
+        "webhooks::disable_for_tokens_sql",
+        &webhooks::disable_for_tokens_sql(acc, &ids, later),
+    );
+    assert_eq!(results_ids(&rows), disabled);
+    let again = db.exec(
+        "webhooks::disable_for_tokens_sql",
+        &webhooks::disable_for_tokens_sql(acc, &ids, later),
+    );
+    assert!(again.is_empty(), "idempotent");
     for id in disabled {
         let enable = "UPDATE webhooks SET status = 'enabled' WHERE id = ?1";
         db.exec("check", &Stmt::new(enable, vec![id.into()]));
