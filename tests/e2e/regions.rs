@@ -120,7 +120,7 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
     );
     assert_eq!(
         tables[0]["t"],
-        "accounts,challenges,invites,members,moves,passkeys,security_log,sessions,slugs,tokens"
+        "accounts,challenges,invites,members,moves,passkeys,retired_slugs,security_log,sessions,slugs,tokens"
     );
 }
 
