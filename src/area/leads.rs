@@ -315,7 +315,11 @@ fn table(h: &mut Html, lang: Lang, view: &View, rows: &[Lead], cards: &[CardLine
         }
         h.raw("</td>")
             .element("td", &[], &text(&lead.phone))
-            .element("td", &[], &cut(&text(&lead.message), MESSAGE_SHOWN))
+            .element(
+                "td",
+                &[("class", "wide")],
+                &cut(&text(&lead.message), MESSAGE_SHOWN),
+            )
             .element("td", &[], &text(&lead.source));
         let card = cards.iter().find(|c| c.id == lead.card_id);
         let card_name = card.map_or_else(|| format!("#{}", lead.card_id), |c| c.title.clone());
