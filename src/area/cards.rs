@@ -1,11 +1,186 @@
-//! Cards (account-area.md 2): to be built.
+//! Cards (account-area.md 2): the account's cards, most recently updated first, with their
+//! name, status, language and last change, and links to each one's public page, QR code and
+//! vCard. Cards are made and changed through the API; this page only shows them.
 
 use worker::Response;
 
+use super::layout::{pager, Nav};
+use super::text::{texts, Common, Lang};
 use super::{Ctx, Signed};
-use crate::http::error::{ApiError, ApiResult};
+use crate::domain::html::Html;
+use crate::domain::pagination::Page;
+use crate::domain::time::iso8601;
+use crate::http::error::ApiResult;
 use crate::http::App;
+use crate::store::cards::{self, CardLine};
 
-pub async fn page(_app: &App, _ctx: &Ctx, _s: &Signed) -> ApiResult<Response> {
-    Err(ApiError::NotFound)
+texts! {
+    CardsText {
+        caption: "The account's cards, most recently updated first" / "Die Karten des Kontos, zuletzt geänderte zuerst",
+        name: "Name" / "Name",
+        status: "Status" / "Status",
+        language: "Language" / "Sprache",
+        updated: "Updated" / "Geändert",
+        links: "Links" / "Links",
+        public_page: "Public page" / "Öffentliche Seite",
+        qr: "QR code" / "QR-Code",
+        vcard: "vCard" / "vCard",
+        active: "Active" / "Aktiv",
+        draft: "Draft" / "Entwurf",
+        archived: "Archived" / "Archiviert",
+        count: "Cards:" / "Karten:",
+        none: "The account has no cards yet; they are made through the API." / "Das Konto hat noch keine Karten; sie werden über die API angelegt.",
+    }
+}
+
+/// Cards a page shows.
+const PER_PAGE: i64 = 25;
+
+/// The page of `?page=` in a page's path and query (`ctx.here`), 25 cards a page.
+pub(super) fn page_of(here: &str, per_page: i64) -> Page {
+    let pairs = query_pairs(here);
+    let page = pairs
+        .iter()
+        .find(|(k, _)| k == "page")
+        .map(|(_, v)| v.as_str());
+    Page {
+        per_page,
+        ..Page::from_query(page, None)
+    }
+}
+
+/// The decoded query of a path and query.
+pub(super) fn query_pairs(here: &str) -> Vec<(String, String)> {
+    here.split_once('?')
+        .map(|(_, q)| crate::domain::weburl::form_pairs(q))
+        .unwrap_or_default()
+}
+
+pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
+    let t = CardsText::of(ctx.lang);
+    let c = Common::of(ctx.lang);
+    let at = page_of(&ctx.here, PER_PAGE);
+    let (lines, total) = cards::lines(&*app.db()?, s.account.id, at.per_page, at.offset()).await?;
+    let mut h = Html::default();
+    h.raw("<section>");
+    if total == 0 {
+        h.element("p", &[], t.none);
+    } else {
+        h.element("p", &[("class", "muted")], &format!("{} {total}", t.count));
+        table(&mut h, ctx.lang, &lines);
+        let last = at.meta(total).last_page;
+        pager(&mut h, ctx.lang, at.page, last, |p| {
+            format!("/app/cards?page={p}")
+        });
+    }
+    h.raw("</section>");
+    Ok(ctx.page(c.cards, Nav::Cards, h, Some(s)))
+}
+
+fn table(h: &mut Html, lang: Lang, lines: &[CardLine]) {
+    let t = CardsText::of(lang);
+    h.raw("<div class=\"table\"><table><caption class=\"muted\">")
+        .text(t.caption)
+        .raw("</caption><thead><tr>");
+    for head in [t.name, t.status, t.language, t.updated, t.links] {
+        h.element("th", &[("scope", "col")], head);
+    }
+    h.raw("</tr></thead><tbody>");
+    for card in lines {
+        let public = format!("/c/{}", card.slug);
+        h.raw("<tr>")
+            .open("th", &[("scope", "row")])
+            .text(&card.title)
+            .raw("<br>")
+            .element("code", &[], &public)
+            .close("th")
+            .element("td", &[], status(t, &card.status))
+            .element("td", &[], &card.language)
+            .raw("<td>")
+            .element(
+                "time",
+                &[("datetime", &iso8601(card.updated_at))],
+                &lang.date_time(card.updated_at),
+            )
+            .raw("</td><td>");
+        for (i, (label, href)) in [
+            (t.public_page, public.clone()),
+            (t.qr, format!("{public}/qr.svg")),
+            (t.vcard, format!("{public}/vcard")),
+        ]
+        .iter()
+        .enumerate()
+        {
+            if i > 0 {
+                h.raw(" · ");
+            }
+            // The card's name in each link's accessible name: "QR code: Ada Lovelace".
+            let name = format!("{label}: {}", card.title);
+            h.element("a", &[("href", href), ("aria-label", &name)], label);
+        }
+        h.raw("</td></tr>");
+    }
+    h.raw("</tbody></table></div>");
+}
+
+/// A stored status in the page's language; one the page does not know, as stored.
+fn status<'a>(t: &'static CardsText, stored: &'a str) -> &'a str {
+    match stored {
+        "active" => t.active,
+        "draft" => t.draft,
+        "archived" => t.archived,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: i64, slug: &str, title: &str, status: &str) -> CardLine {
+        CardLine {
+            id,
+            slug: slug.into(),
+            title: title.into(),
+            status: status.into(),
+            language: "de".into(),
+            updated_at: 1_795_358_596_123,
+        }
+    }
+
+    #[test]
+    fn every_card_has_its_three_links_and_its_status_in_the_language() {
+        let mut h = Html::default();
+        table(
+            &mut h,
+            Lang::De,
+            &[
+                line(1, "ada-lovelace", "Ada <Lovelace>", "draft"),
+                line(2, "alan-turing", "Alan Turing", "active"),
+            ],
+        );
+        let html = h.into_string();
+        for href in [
+            "/c/ada-lovelace\"",
+            "/c/ada-lovelace/qr.svg\"",
+            "/c/ada-lovelace/vcard\"",
+            "/c/alan-turing\"",
+            "/c/alan-turing/qr.svg\"",
+            "/c/alan-turing/vcard\"",
+        ] {
+            assert!(html.contains(&format!("href=\"{href}")), "{href}");
+        }
+        assert!(html.contains("Ada &lt;Lovelace&gt;") && !html.contains("<Lovelace>"));
+        assert!(html.contains("aria-label=\"QR-Code: Alan Turing\""));
+        assert!(html.contains("<td>Entwurf</td>") && html.contains("<td>Aktiv</td>"));
+        assert!(html.contains("<time datetime=\"2026-11-22T14:43:16.123Z\">22.11.2026 14:43 UTC"));
+    }
+
+    #[test]
+    fn the_page_comes_from_the_query() {
+        assert_eq!(page_of("/app/cards", 25).page, 1);
+        assert_eq!(page_of("/app/cards?lang=de&page=3", 25).offset(), 50);
+        assert_eq!(page_of("/app/cards?page=x", 25).page, 1);
+        assert_eq!(page_of("/app/cards?page=-2", 25).per_page, 25);
+    }
 }

@@ -202,6 +202,28 @@ pub fn see_other(location: &str) -> Response {
     Response::builder().with_status(303).with_headers(h).empty()
 }
 
+/// A list's pager, when it has more than one page: the previous and next pages' links
+/// (`href` gives a page's address, with the list's filters) and `Page 2 / 5`.
+pub fn pager(h: &mut Html, lang: Lang, page: i64, last: i64, href: impl Fn(i64) -> String) {
+    if last <= 1 {
+        return;
+    }
+    let t = Common::of(lang);
+    h.open("nav", &[("class", "pager"), ("aria-label", t.page_of)]);
+    if page > 1 {
+        let to = href((page - 1).min(last));
+        h.element("a", &[("href", &to), ("rel", "prev")], t.previous);
+    }
+    h.open("span", &[])
+        .text(t.page_of)
+        .text(&format!(" {page} / {last}"))
+        .close("span");
+    if page < last {
+        h.element("a", &[("href", &href(page + 1)), ("rel", "next")], t.next);
+    }
+    h.close("nav");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +234,28 @@ mod tests {
         assert_eq!(
             switch_href("/app/leads?page=2&lang=en", Lang::De),
             "/app/leads?page=2&lang=de"
+        );
+    }
+
+    #[test]
+    fn the_pager_links_its_neighbours() {
+        let at = |page, last| {
+            let mut h = Html::default();
+            pager(&mut h, Lang::En, page, last, |p| {
+                format!("/app/cards?page={p}")
+            });
+            h.into_string()
+        };
+        assert_eq!(at(1, 1), "", "one page needs none");
+        let middle = at(2, 3);
+        assert!(middle.contains("<a href=\"/app/cards?page=1\" rel=\"prev\">Previous</a>"));
+        assert!(middle.contains("<span>Page 2 / 3</span>"));
+        assert!(middle.contains("<a href=\"/app/cards?page=3\" rel=\"next\">Next</a>"));
+        let beyond = at(9, 3);
+        assert!(beyond.contains("page=3\" rel=\"prev\"") && !beyond.contains("rel=\"next\""));
+        assert!(
+            beyond.contains("Page 9 / 3"),
+            "past the end, back to the last"
         );
     }
 }

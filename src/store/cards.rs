@@ -101,6 +101,57 @@ pub async fn list(
     Ok((rows_of(&results, 1)?, total))
 }
 
+/// A card as the account area lists it: the few columns its pages show, not the API's
+/// representation.
+#[derive(Debug, Clone, Default)]
+pub struct CardLine {
+    pub id: i64,
+    pub slug: String,
+    pub title: String,
+    pub status: String,
+    pub language: String,
+    pub updated_at: i64,
+}
+impl_row!(CardLine {
+    id,
+    slug,
+    title,
+    status,
+    language,
+    updated_at
+});
+
+/// The account's number of cards and `limit` of them from `offset`, most recently updated
+/// first (through `cards_account_updated`): the account area's cards page, and its card
+/// selectors.
+pub fn lines_sql(account_id: i64, limit: i64, offset: i64) -> Vec<Stmt> {
+    vec![
+        Stmt::new(
+            "SELECT COUNT(*) AS n FROM cards WHERE account_id = ?1",
+            vec![account_id.into()],
+        ),
+        Stmt::new(
+            format!(
+                "SELECT {} FROM cards WHERE account_id = ?1 \
+                 ORDER BY updated_at DESC, id DESC LIMIT +?2 OFFSET ?3",
+                columns_of::<CardLine>("")
+            ),
+            vec![account_id.into(), limit.into(), offset.into()],
+        ),
+    ]
+}
+
+pub async fn lines(
+    db: &Shard,
+    account_id: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<CardLine>, i64)> {
+    let results = batch(db, lines_sql(account_id, limit, offset)).await?;
+    let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    Ok((rows_of(&results, 1)?, total))
+}
+
 /// The id of the account's card of this external id.
 pub fn id_by_external_sql(account_id: i64, external_id: &str) -> Stmt {
     Stmt::new(

@@ -92,9 +92,9 @@ pub struct LeadFilter {
     pub email: Option<String>,
 }
 
-/// Newest first, with the count.
-pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
-    // D1 refuses bindings a statement does not use, so ?2 to ?4 appear in every form.
+/// The filter's conditions over `?1` (the account) to `?4`, and their arguments. D1
+/// refuses bindings a statement does not use, so `?2` to `?4` appear in every form.
+fn filtered(account_id: i64, filter: &LeadFilter) -> (String, Vec<SqlValue>) {
     let card = if filter.card.is_some() {
         "card_id = ?2"
     } else {
@@ -110,38 +110,124 @@ pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
     } else {
         "?4 IS NULL"
     };
-    let args = || -> Vec<SqlValue> {
-        vec![
-            account_id.into(),
-            filter.card.into(),
-            filter.since.into(),
-            filter
-                .email
-                .as_deref()
-                .map(|e| email_key(e, normalize))
-                .into(),
-        ]
-    };
-    let mut page_args = args();
+    let args = vec![
+        account_id.into(),
+        filter.card.into(),
+        filter.since.into(),
+        filter
+            .email
+            .as_deref()
+            .map(|e| email_key(e, normalize))
+            .into(),
+    ];
+    (
+        format!("account_id = ?1 AND {card} AND {since} AND {email}"),
+        args,
+    )
+}
+
+fn count_sql(account_id: i64, filter: &LeadFilter) -> Stmt {
+    let (clauses, args) = filtered(account_id, filter);
+    Stmt::new(
+        format!("SELECT COUNT(*) AS n FROM leads WHERE {clauses}"),
+        args,
+    )
+}
+
+/// Newest first, with the count.
+pub fn list_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
+    let (clauses, mut page_args) = filtered(account_id, filter);
     page_args.extend([page.per_page.into(), page.offset().into()]);
     vec![
-        Stmt::new(
-            format!(
-                "SELECT COUNT(*) AS n FROM leads \
-                 WHERE account_id = ?1 AND {card} AND {since} AND {email}"
-            ),
-            args(),
-        ),
+        count_sql(account_id, filter),
         Stmt::new(
             joined(&format!(
-                "SELECT created_at AS k1, id AS k2, {} AS json FROM leads \
-                 WHERE account_id = ?1 AND {card} AND {since} AND {email} \
+                "SELECT created_at AS k1, id AS k2, {} AS json FROM leads WHERE {clauses} \
                  ORDER BY created_at DESC, id DESC LIMIT +?5 OFFSET ?6",
                 lead_object()
             )),
             page_args,
         ),
     ]
+}
+
+/// Leads the filter keeps, as records, newest first: `limit` of them after the lead
+/// `after` (`created_at`, `id`) when given, from `offset`.
+fn records_sql(
+    account_id: i64,
+    filter: &LeadFilter,
+    after: Option<(i64, i64)>,
+    limit: i64,
+    offset: i64,
+) -> Stmt {
+    let (clauses, mut args) = filtered(account_id, filter);
+    let after_clause = match after {
+        Some(_) => "(created_at, id) < (?5, ?6)",
+        None => "?5 IS NULL AND ?6 IS NULL",
+    };
+    args.extend([
+        after.map(|a| a.0).into(),
+        after.map(|a| a.1).into(),
+        limit.into(),
+        offset.into(),
+    ]);
+    Stmt::new(
+        format!(
+            "SELECT {} FROM leads WHERE {clauses} AND {after_clause} \
+             ORDER BY created_at DESC, id DESC LIMIT +?7 OFFSET ?8",
+            lead_columns()
+        ),
+        args,
+    )
+}
+
+/// A page of the leads the filter keeps, as records, and their count: the account area's
+/// leads page.
+pub fn page_sql(account_id: i64, filter: &LeadFilter, page: Page) -> Vec<Stmt> {
+    vec![
+        count_sql(account_id, filter),
+        records_sql(account_id, filter, None, page.per_page, page.offset()),
+    ]
+}
+
+/// Up to `limit` leads the filter keeps after the lead `after` (`created_at`, `id`; the
+/// newest when none), newest first: a step of the leads CSV, which pages by key, so a
+/// lead made or erased meanwhile moves no other into or out of the file.
+pub fn export_sql(
+    account_id: i64,
+    filter: &LeadFilter,
+    after: Option<(i64, i64)>,
+    limit: i64,
+) -> Stmt {
+    records_sql(account_id, filter, after, limit, 0)
+}
+
+/// A page of records and the count (see [`page_sql`]); an address is matched on its key,
+/// so the account's leads are keyed first.
+pub async fn page(
+    db: &Shard,
+    account_id: i64,
+    filter: &LeadFilter,
+    page: Page,
+) -> Result<(Vec<Lead>, i64)> {
+    if filter.email.is_some() {
+        fill_account_keys(db, account_id).await?;
+    }
+    let results = batch(db, page_sql(account_id, filter, page)).await?;
+    let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
+    Ok((rows_of(&results, 1)?, total))
+}
+
+/// A step of the CSV (see [`export_sql`]). The caller keys the account's leads
+/// ([`fill_account_keys`]) before the first step of an address.
+pub async fn export(
+    db: &Shard,
+    account_id: i64,
+    filter: &LeadFilter,
+    after: Option<(i64, i64)>,
+    limit: i64,
+) -> Result<Vec<Lead>> {
+    select(db, export_sql(account_id, filter, after, limit)).await
 }
 
 pub async fn list(

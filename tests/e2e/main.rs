@@ -29,6 +29,7 @@ mod abuse;
 mod admin;
 mod analytics;
 mod app;
+mod app_data;
 mod auth;
 mod cards;
 mod feed;

@@ -112,6 +112,26 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
         empty.is_empty(),
         "an empty page is no row, not an empty text: {empty:?}"
     );
+    let [count, lines] =
+        <[Vec<Value>; 2]>::try_from(db.batch("cards::lines_sql", &cards::lines_sql(acc, 1, 1)))
+            .expect("two statements");
+    assert_eq!(one::<Count>("cards::lines_sql", count).n, 2);
+    let line = one::<cards::CardLine>("cards::lines_sql", lines);
+    assert_eq!(
+        Value::from(line.id),
+        ids[1],
+        "the second most recently updated"
+    );
+    let all = db.batch("cards::lines_sql", &cards::lines_sql(acc, 10, 0));
+    let first = &decode::<cards::CardLine>("cards::lines_sql", all[1].clone())[0];
+    assert_eq!(Value::from(first.id), ids[0]);
+    assert_eq!(
+        (first.status.as_str(), first.language.as_str()),
+        ("draft", "de")
+    );
+    assert!(!first.slug.is_empty() && first.title == "Ada Lovelace" && first.updated_at > 0);
+    let none = db.batch("cards::lines_sql", &cards::lines_sql(acc + 1, 10, 0));
+    assert!(none[1].is_empty(), "another account's cards are not read");
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
     let present = &cards::present_sql(&format!("[{}, 999999]", card.id));

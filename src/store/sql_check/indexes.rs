@@ -69,6 +69,42 @@ fn lists_range_over_their_indexes() {
             },
             page,
         ),
+        leads::page_sql(1, &LeadFilter::default(), page),
+        leads::page_sql(
+            1,
+            &LeadFilter {
+                card: Some(2),
+                email: Some("a@b.example".into()),
+                ..LeadFilter::default()
+            },
+            page,
+        ),
+        vec![leads::export_sql(1, &LeadFilter::default(), None, 1000)],
+        vec![leads::export_sql(
+            1,
+            &LeadFilter::default(),
+            Some((5, 6)),
+            1000,
+        )],
+        vec![leads::export_sql(
+            1,
+            &LeadFilter {
+                card: Some(2),
+                ..LeadFilter::default()
+            },
+            Some((5, 6)),
+            1000,
+        )],
+        vec![leads::export_sql(
+            1,
+            &LeadFilter {
+                email: Some("a@b.example".into()),
+                ..LeadFilter::default()
+            },
+            Some((5, 6)),
+            1000,
+        )],
+        cards::lines_sql(1, 25, 0),
         erasure::erase_sql(1, LeadSet::One(3), 5),
         erasure::erase_sql(1, LeadSet::Email("a@b.example"), 5),
         vec![leads::missing_keys_sql(Some(1), 100)],

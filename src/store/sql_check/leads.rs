@@ -87,6 +87,7 @@ pub(super) fn on_card(db: &mut Db, acc: i64, card: &Card, now: i64) {
         assert_eq!(one::<Count>("leads::list_sql", count).n, 1);
         assert_eq!(decode::<JsonText>("leads::list_sql", page).len(), 1);
     }
+    records(db, acc, card, &[stored.id, jurgen.id]);
     let [lead_rows, card_rows] =
         <[Vec<Value>; 2]>::try_from(db.batch("leads::get_sql", &leads::get_sql(acc, stored.id)))
             .expect("two statements");
@@ -230,4 +231,55 @@ pub(super) fn keys_of_leads_from_before_the_key(db: &mut Db) {
         );
     }
     db.ran.extend(old.ran);
+}
+
+/// The account area's reads of records: a page with its count, and the CSV's steps by
+/// key, which give every lead once, newest first, whatever the step's size. `ids` are the
+/// account's leads on `card`, newest first.
+fn records(db: &mut Db, acc: i64, card: &Card, ids: &[i64]) {
+    let all = LeadFilter::default();
+    let page = Page::from_query(Some("1"), Some("1"));
+    let [count, rows] =
+        <[Vec<Value>; 2]>::try_from(db.batch("leads::page_sql", &leads::page_sql(acc, &all, page)))
+            .expect("two statements");
+    assert_eq!(one::<Count>("leads::page_sql", count).n, ids.len() as i64);
+    let first: Vec<i64> = decode::<Lead>("leads::page_sql", rows)
+        .iter()
+        .map(|l| l.id)
+        .collect();
+    assert_eq!(first, ids[..1]);
+    let second = Page::from_query(Some("2"), Some("1"));
+    let rows = db.batch("leads::page_sql", &leads::page_sql(acc, &all, second));
+    assert_eq!(
+        decode::<Lead>("leads::page_sql", rows[1].clone())[0].id,
+        ids[1]
+    );
+    let by_card_and_address = LeadFilter {
+        card: Some(card.id),
+        email: Some("Grace@EXAMPLE.com".into()),
+        ..LeadFilter::default()
+    };
+    let rows = db.batch(
+        "leads::page_sql",
+        &leads::page_sql(acc, &by_card_and_address, Page::from_query(None, None)),
+    );
+    assert_eq!(one::<Count>("leads::page_sql", rows[0].clone()).n, 1);
+    let other = db.batch("leads::page_sql", &leads::page_sql(acc + 1, &all, page));
+    assert!(other[1].is_empty(), "another account's leads are not read");
+
+    let mut after = None;
+    let mut seen = Vec::new();
+    loop {
+        let rows = db.exec("leads::export_sql", &leads::export_sql(acc, &all, after, 1));
+        let step = decode::<Lead>("leads::export_sql", rows);
+        let Some(last) = step.last() else { break };
+        after = Some((last.created_at, last.id));
+        seen.extend(step.iter().map(|l| l.id));
+    }
+    assert_eq!(seen, ids, "every lead once, newest first");
+    let rows = db.exec(
+        "leads::export_sql",
+        &leads::export_sql(acc, &by_card_and_address, None, 100),
+    );
+    assert_eq!(decode::<Lead>("leads::export_sql", rows).len(), 1);
 }
