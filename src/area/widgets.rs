@@ -1,0 +1,218 @@
+//! Pieces the integration pages (API tokens, webhooks, the security log) share: a
+//! query value of the page's own address, a one-time secret with its copy button, a
+//! form field's error, the pager, and a form's fields as the JSON object the domain's
+//! parsers read (so a page validates exactly as the API does).
+
+use serde_json::{Map, Value};
+
+use super::text::{texts, Common, Lang};
+use super::Ctx;
+use crate::domain::html::Html;
+use crate::domain::weburl::form_pairs;
+
+texts! {
+    WidgetText {
+        of: "of" / "von",
+        pages: "Pages" / "Seiten",
+        once: "Copy it now: it is shown only this once and cannot be shown again. Keep it like a password." / "Kopieren Sie es jetzt: Es wird nur dieses eine Mal angezeigt und kann nicht erneut angezeigt werden. Bewahren Sie es wie ein Passwort auf.",
+        form_invalid: "Some fields need another look." / "Einige Felder müssen Sie noch einmal prüfen.",
+    }
+}
+
+/// A value of this page's query (`?done=revoked`), decoded.
+pub fn asked(ctx: &Ctx, name: &str) -> Option<String> {
+    let query = ctx.here.split('#').next()?.split_once('?')?.1;
+    form_pairs(query)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+/// A secret shown once: its text in a `.secret` block with `id`, a copy button (the
+/// script shows it; without the script the text is there to select), and the warning.
+pub fn secret(h: &mut Html, lang: Lang, id: &str, label: &str, secret: &str) {
+    let c = Common::of(lang);
+    let w = WidgetText::of(lang);
+    h.element("p", &[("class", "label")], label)
+        .element("code", &[("class", "secret"), ("id", id)], secret)
+        .open(
+            "button",
+            &[
+                ("type", "button"),
+                ("class", "secondary"),
+                ("data-copy", id),
+                ("data-copied", c.copied),
+                ("hidden", ""),
+            ],
+        )
+        .text(c.copy)
+        .close("button")
+        .element("p", &[("class", "note")], w.once);
+}
+
+/// The attributes of a form control that may carry an error: `aria-invalid` and
+/// `aria-describedby` pointing at [`field_error`]'s paragraph.
+pub fn control<'a>(
+    mut attrs: Vec<(&'static str, &'a str)>,
+    error_id: &'a str,
+    error: Option<&str>,
+) -> Vec<(&'static str, &'a str)> {
+    if error.is_some() {
+        attrs.push(("aria-invalid", "true"));
+        attrs.push(("aria-describedby", error_id));
+    }
+    attrs
+}
+
+/// A field's error under it, when it has one.
+pub fn field_error(h: &mut Html, error_id: &str, error: Option<&str>) {
+    if let Some(e) = error {
+        h.element("p", &[("class", "error"), ("id", error_id)], e);
+    }
+}
+
+/// "The form has errors" at its top, so a screen reader hears it first.
+pub fn form_errors(h: &mut Html, lang: Lang, any: bool) {
+    if any {
+        h.element(
+            "p",
+            &[("class", "error"), ("role", "alert")],
+            WidgetText::of(lang).form_invalid,
+        );
+    }
+}
+
+/// The page number asked for: 1 and up, anything else is 1.
+pub fn page_number(ctx: &Ctx) -> i64 {
+    asked(ctx, "page")
+        .and_then(|p| p.trim().parse::<i64>().ok())
+        .unwrap_or(1)
+        .clamp(1, crate::domain::pagination::MAX_PAGE)
+}
+
+/// "Page 2 of 5" with links to the pages before and after (`{path}?page=N`); nothing
+/// when everything fits one page.
+pub fn pager(h: &mut Html, lang: Lang, path: &str, page: i64, last: i64) {
+    if last <= 1 && page <= 1 {
+        return;
+    }
+    let c = Common::of(lang);
+    let w = WidgetText::of(lang);
+    h.open("nav", &[("class", "pager"), ("aria-label", w.pages)]);
+    if page > 1 {
+        let href = format!("{path}?page={}", (page - 1).min(last.max(1)));
+        h.open("a", &[("href", &href), ("rel", "prev")])
+            .text(c.previous)
+            .close("a");
+    }
+    h.element(
+        "span",
+        &[("aria-current", "page")],
+        &format!("{} {page} {} {}", c.page_of, w.of, last.max(1)),
+    );
+    if page < last {
+        let href = format!("{path}?page={}", page + 1);
+        h.open("a", &[("href", &href), ("rel", "next")])
+            .text(c.next)
+            .close("a");
+    }
+    h.close("nav");
+}
+
+/// A form's fields as a JSON object: `lists` are arrays of every value given (checkboxes
+/// of one name, none checked: an empty array), every other field its first value.
+pub fn object(form: &[(String, String)], texts: &[&str], lists: &[&str]) -> Map<String, Value> {
+    let mut body = Map::new();
+    for name in texts {
+        if let Some(v) = super::field(form, name) {
+            body.insert(name.to_string(), Value::String(v.to_string()));
+        }
+    }
+    for name in lists {
+        let all = super::values(form, name)
+            .map(|v| Value::String(v.to_string()))
+            .collect();
+        body.insert(name.to_string(), Value::Array(all));
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(here: &str) -> Ctx {
+        Ctx {
+            lang: Lang::En,
+            here: here.into(),
+            origin: "https://x.example".into(),
+            chosen: None,
+        }
+    }
+
+    #[test]
+    fn asked_reads_the_pages_query() {
+        assert_eq!(
+            asked(&ctx("/app/tokens?done=revoked"), "done").as_deref(),
+            Some("revoked")
+        );
+        assert_eq!(
+            asked(&ctx("/app/x?a=1&done=a%20b#f"), "done").as_deref(),
+            Some("a b")
+        );
+        assert_eq!(asked(&ctx("/app/tokens"), "done"), None);
+        assert_eq!(page_number(&ctx("/app/w/1?page=3")), 3);
+        assert_eq!(page_number(&ctx("/app/w/1?page=-2")), 1);
+        assert_eq!(page_number(&ctx("/app/w/1?page=x")), 1);
+    }
+
+    #[test]
+    fn the_pager_links_both_ways() {
+        let mut h = Html::default();
+        pager(&mut h, Lang::De, "/app/webhooks/4", 2, 3);
+        let s = h.into_string();
+        assert!(
+            s.contains("href=\"/app/webhooks/4?page=1\" rel=\"prev\""),
+            "{s}"
+        );
+        assert!(
+            s.contains("href=\"/app/webhooks/4?page=3\" rel=\"next\""),
+            "{s}"
+        );
+        assert!(s.contains("Seite 2 von 3"), "{s}");
+        let mut one = Html::default();
+        pager(&mut one, Lang::En, "/p", 1, 1);
+        assert!(one.is_empty());
+        // Past the end: back to the last page, no next.
+        let mut past = Html::default();
+        pager(&mut past, Lang::En, "/p", 9, 2);
+        let s = past.into_string();
+        assert!(
+            s.contains("?page=2\" rel=\"prev\"") && !s.contains("rel=\"next\""),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn a_form_becomes_the_parsers_object() {
+        let form: Vec<(String, String)> = [("name", "CRM"), ("scopes", "a"), ("scopes", "b")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let o = object(&form, &["name", "missing"], &["scopes", "events"]);
+        assert_eq!(o["name"], "CRM");
+        assert!(!o.contains_key("missing"));
+        assert_eq!(o["scopes"], serde_json::json!(["a", "b"]));
+        assert_eq!(o["events"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn a_secret_has_its_copy_button_hidden_until_the_script_runs() {
+        let mut h = Html::default();
+        secret(&mut h, Lang::En, "new-token", "Token", "dbc_<x>");
+        let s = h.into_string();
+        assert!(s.contains("<code class=\"secret\" id=\"new-token\">dbc_&lt;x&gt;</code>"));
+        assert!(s.contains("data-copy=\"new-token\" data-copied=\"Copied\" hidden=\"\""));
+        assert!(s.contains("shown only this once"));
+    }
+}
