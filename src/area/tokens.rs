@@ -8,7 +8,7 @@ use worker::{Request, Response};
 
 use super::layout::{see_other, Nav};
 use super::text::{texts, Common, Lang};
-use super::widgets::{self, asked, control, field_error, form_errors};
+use super::widgets::{self, asked, choice, fieldset, form_errors, text_field, TextField};
 use super::{form, notice, Ctx, Signed};
 use crate::domain::account::TokenRequest;
 use crate::domain::html::Html;
@@ -265,54 +265,28 @@ fn create_form(h: &mut Html, lang: Lang, draft: &Draft) {
         .element("h2", &[("id", "create-token")], t.create)
         .raw("<form method=\"post\" action=\"/app/tokens\" novalidate>");
     form_errors(h, lang, draft.any_error());
-    h.element("label", &[("for", "token-name")], t.name)
-        .element(
-            "p",
-            &[("class", "muted"), ("id", "token-name-hint")],
-            t.name_hint,
-        );
-    let described = match draft.name_error {
-        Some(_) => "token-name-error token-name-hint",
-        None => "token-name-hint",
-    };
-    let mut attrs = vec![
-        ("type", "text"),
-        ("id", "token-name"),
-        ("name", "name"),
-        ("value", draft.name.as_str()),
-        ("maxlength", "255"),
-        ("required", ""),
-        ("autocomplete", "off"),
-        ("aria-describedby", described),
-    ];
-    if draft.name_error.is_some() {
-        attrs.push(("aria-invalid", "true"));
-    }
-    h.open("input", &attrs);
-    field_error(h, "token-name-error", draft.name_error);
-    let fieldset = control(vec![], "token-scopes-error", draft.scopes_error);
-    h.open("fieldset", &fieldset)
-        .element("legend", &[], t.scopes_legend);
-    field_error(h, "token-scopes-error", draft.scopes_error);
+    text_field(
+        h,
+        &TextField {
+            id: "token-name",
+            hint_id: "token-name-hint",
+            error_id: "token-name-error",
+            described: "token-name-error token-name-hint",
+            name: "name",
+            kind: "text",
+            max: "255",
+            required: true,
+            label: t.name,
+            hint: t.name_hint,
+            value: &draft.name,
+            error: draft.name_error,
+        },
+    );
+    fieldset(h, t.scopes_legend, "token-scopes-error", draft.scopes_error);
     for scope in Scope::ALL {
-        let id = format!("scope-{}", scope.as_str().replace(':', "-"));
-        let checked = draft.scopes.iter().any(|s| s == scope.as_str());
-        let mut attrs = vec![
-            ("type", "checkbox"),
-            ("id", id.as_str()),
-            ("name", "scopes"),
-            ("value", scope.as_str()),
-        ];
-        if checked {
-            attrs.push(("checked", ""));
-        }
-        h.open("label", &[("class", "check"), ("for", &id)])
-            .open("input", &attrs)
-            .raw("<span>")
-            .element("code", &[], scope.as_str())
-            .raw(" — ")
-            .text(grants(scope, t))
-            .raw("</span></label>");
+        let name = scope.as_str();
+        let on = draft.scopes.iter().any(|s| s == name);
+        choice(h, "checkbox", "scopes", name, on, name, grants(scope, t));
     }
     h.raw("</fieldset>")
         .element("button", &[("type", "submit")], t.create_button)

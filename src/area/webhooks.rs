@@ -9,7 +9,9 @@ use worker::{Request, Response};
 
 use super::layout::{see_other, Nav};
 use super::text::{texts, Common, Lang};
-use super::widgets::{self, asked, control, field_error, form_errors, page_number, pager};
+use super::widgets::{
+    self, asked, choice, fieldset, form_errors, page_number, pager, text_field, TextField,
+};
 use super::{form, notice, Ctx, Signed};
 use crate::domain::event::EventType;
 use crate::domain::html::Html;
@@ -368,139 +370,76 @@ fn events_cell(h: &mut Html, events: &EventFilter) {
 }
 
 /// The create and edit form: url, events (all, or kinds), description; status on edit.
+/// A page has one, so its ids are fixed.
 fn hook_form(h: &mut Html, lang: Lang, action: &str, d: &Draft, edit: bool, submit: &str) {
     let t = WebhooksText::of(lang);
-    let prefix = if edit { "edit" } else { "new" };
-    let id = |name: &str| format!("{prefix}-{name}");
     h.open(
         "form",
         &[("method", "post"), ("action", action), ("novalidate", "")],
     );
     form_errors(h, lang, d.any_error());
-
-    let (url_id, url_err, url_hint) = (id("url"), id("url-error"), id("url-hint"));
-    let described = match d.url_error {
-        Some(_) => format!("{url_err} {url_hint}"),
-        None => url_hint.clone(),
-    };
-    h.element("label", &[("for", &url_id)], t.url).element(
-        "p",
-        &[("class", "muted"), ("id", &url_hint)],
-        t.url_hint,
+    text_field(
+        h,
+        &TextField {
+            id: "hook-url",
+            hint_id: "hook-url-hint",
+            error_id: "hook-url-error",
+            described: "hook-url-error hook-url-hint",
+            name: "url",
+            kind: "url",
+            max: "2000",
+            required: true,
+            label: t.url,
+            hint: t.url_hint,
+            value: &d.url,
+            error: d.url_error,
+        },
     );
-    let mut attrs = vec![
-        ("type", "url"),
-        ("id", url_id.as_str()),
-        ("name", "url"),
-        ("value", d.url.as_str()),
-        ("maxlength", "2000"),
-        ("required", ""),
-        ("autocomplete", "off"),
-        ("inputmode", "url"),
-        ("aria-describedby", described.as_str()),
-    ];
-    if d.url_error.is_some() {
-        attrs.push(("aria-invalid", "true"));
-    }
-    h.open("input", &attrs);
-    field_error(h, &url_err, d.url_error);
-
-    let events_err = id("events-error");
-    h.open("fieldset", &control(vec![], &events_err, d.events_error))
-        .element("legend", &[], t.events_legend);
-    field_error(h, &events_err, d.events_error);
-    let checked = |name: &str| d.events.iter().any(|e| e == name);
-    checkbox(h, &id("event-all"), "*", checked("*"), None, t.all);
+    fieldset(h, t.events_legend, "hook-events-error", d.events_error);
+    let on = |name: &str| d.events.iter().any(|e| e == name);
+    choice(h, "checkbox", "events", "*", on("*"), "", t.all);
     for kind in EventType::ALL {
-        let box_id = id(&format!("event-{}", kind.as_str().replace('.', "-")));
-        let on = checked(kind.as_str());
-        checkbox(
+        let name = kind.as_str();
+        choice(
             h,
-            &box_id,
-            kind.as_str(),
-            on,
-            Some(kind.as_str()),
+            "checkbox",
+            "events",
+            name,
+            on(name),
+            name,
             event_label(kind, t),
         );
     }
     h.raw("</fieldset>");
-
-    let (desc_id, desc_err, desc_hint) = (
-        id("description"),
-        id("description-error"),
-        id("description-hint"),
+    text_field(
+        h,
+        &TextField {
+            id: "hook-description",
+            hint_id: "hook-description-hint",
+            error_id: "hook-description-error",
+            described: "hook-description-error hook-description-hint",
+            name: "description",
+            kind: "text",
+            max: "500",
+            required: false,
+            label: t.description,
+            hint: t.description_hint,
+            value: &d.description,
+            error: d.description_error,
+        },
     );
-    let described = match d.description_error {
-        Some(_) => format!("{desc_err} {desc_hint}"),
-        None => desc_hint.clone(),
-    };
-    h.element("label", &[("for", &desc_id)], t.description)
-        .element(
-            "p",
-            &[("class", "muted"), ("id", &desc_hint)],
-            t.description_hint,
-        );
-    let mut attrs = vec![
-        ("type", "text"),
-        ("id", desc_id.as_str()),
-        ("name", "description"),
-        ("value", d.description.as_str()),
-        ("maxlength", "500"),
-        ("aria-describedby", described.as_str()),
-    ];
-    if d.description_error.is_some() {
-        attrs.push(("aria-invalid", "true"));
-    }
-    h.open("input", &attrs);
-    field_error(h, &desc_err, d.description_error);
-
     if edit {
-        let status_err = id("status-error");
-        h.open("fieldset", &control(vec![], &status_err, d.status_error))
-            .element("legend", &[], t.status);
-        field_error(h, &status_err, d.status_error);
+        fieldset(h, t.status, "hook-status-error", d.status_error);
         for (value, label) in [
             ("enabled", t.enabled_choice),
             ("disabled", t.disabled_choice),
         ] {
-            let radio_id = id(&format!("status-{value}"));
-            let mut attrs = vec![
-                ("type", "radio"),
-                ("id", radio_id.as_str()),
-                ("name", "status"),
-                ("value", value),
-            ];
-            if d.status == value {
-                attrs.push(("checked", ""));
-            }
-            h.open("label", &[("class", "check"), ("for", &radio_id)])
-                .open("input", &attrs)
-                .element("span", &[], label)
-                .raw("</label>");
+            choice(h, "radio", "status", value, d.status == value, "", label);
         }
         h.raw("</fieldset>");
     }
     h.element("button", &[("type", "submit")], submit)
         .raw("</form>");
-}
-
-fn checkbox(h: &mut Html, id: &str, value: &str, on: bool, code: Option<&str>, label: &str) {
-    let mut attrs = vec![
-        ("type", "checkbox"),
-        ("id", id),
-        ("name", "events"),
-        ("value", value),
-    ];
-    if on {
-        attrs.push(("checked", ""));
-    }
-    h.open("label", &[("class", "check"), ("for", id)])
-        .open("input", &attrs)
-        .raw("<span>");
-    if let Some(code) = code {
-        h.element("code", &[], code).raw(" — ");
-    }
-    h.text(label).raw("</span></label>");
 }
 
 // ---- one webhook ---------------------------------------------------------------------

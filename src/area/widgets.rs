@@ -50,22 +50,77 @@ pub fn secret(h: &mut Html, lang: Lang, id: &str, label: &str, secret: &str) {
         .element("p", &[("class", "note")], w.once);
 }
 
-/// The attributes of a form control that may carry an error: `aria-invalid` and
-/// `aria-describedby` pointing at [`field_error`]'s paragraph.
-pub fn control<'a>(
-    mut attrs: Vec<(&'static str, &'a str)>,
-    error_id: &'a str,
-    error: Option<&str>,
-) -> Vec<(&'static str, &'a str)> {
-    if error.is_some() {
-        attrs.push(("aria-invalid", "true"));
-        attrs.push(("aria-describedby", error_id));
+/// A one-line text input with its label, hint and error. `id` names the input; its hint
+/// and error paragraphs are `{id}-hint` and `{id}-error` (given, so they stay static).
+pub struct TextField<'a> {
+    pub id: &'static str,
+    pub hint_id: &'static str,
+    pub error_id: &'static str,
+    /// `aria-describedby`: the error's id, then the hint's (an absent error is skipped).
+    pub described: &'static str,
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub max: &'static str,
+    pub required: bool,
+    pub label: &'a str,
+    pub hint: &'a str,
+    pub value: &'a str,
+    pub error: Option<&'a str>,
+}
+
+pub fn text_field(h: &mut Html, f: &TextField) {
+    h.element("label", &[("for", f.id)], f.label).element(
+        "p",
+        &[("class", "muted"), ("id", f.hint_id)],
+        f.hint,
+    );
+    let mut attrs = vec![
+        ("type", f.kind),
+        ("id", f.id),
+        ("name", f.name),
+        ("value", f.value),
+        ("maxlength", f.max),
+        ("autocomplete", "off"),
+        ("aria-describedby", f.described),
+    ];
+    if f.required {
+        attrs.push(("required", ""));
     }
-    attrs
+    if f.error.is_some() {
+        attrs.push(("aria-invalid", "true"));
+    }
+    h.open("input", &attrs);
+    field_error(h, f.error_id, f.error);
+}
+
+/// A checkbox or radio button inside its label (no id needed), with an optional code
+/// (`cards:read`) before its text.
+pub fn choice(h: &mut Html, kind: &str, name: &str, value: &str, on: bool, code: &str, text: &str) {
+    let mut attrs = vec![("type", kind), ("name", name), ("value", value)];
+    if on {
+        attrs.push(("checked", ""));
+    }
+    h.raw("<label class=\"check\">")
+        .open("input", &attrs)
+        .raw("<span>");
+    if !code.is_empty() {
+        h.element("code", &[], code).raw(" — ");
+    }
+    h.text(text).raw("</span></label>");
+}
+
+/// A fieldset of choices with its legend and error (`aria-describedby` when it has one).
+pub fn fieldset(h: &mut Html, legend: &str, error_id: &'static str, error: Option<&str>) {
+    let attrs: &[(&str, &str)] = match error {
+        Some(_) => &[("aria-describedby", error_id)],
+        None => &[],
+    };
+    h.open("fieldset", attrs).element("legend", &[], legend);
+    field_error(h, error_id, error);
 }
 
 /// A field's error under it, when it has one.
-pub fn field_error(h: &mut Html, error_id: &str, error: Option<&str>) {
+fn field_error(h: &mut Html, error_id: &str, error: Option<&str>) {
     if let Some(e) = error {
         h.element("p", &[("class", "error"), ("id", error_id)], e);
     }
@@ -204,6 +259,41 @@ mod tests {
         assert!(!o.contains_key("missing"));
         assert_eq!(o["scopes"], serde_json::json!(["a", "b"]));
         assert_eq!(o["events"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn a_field_says_its_error_and_a_choice_needs_no_id() {
+        let mut h = Html::default();
+        let field = TextField {
+            id: "n",
+            hint_id: "n-hint",
+            error_id: "n-error",
+            described: "n-error n-hint",
+            name: "name",
+            kind: "text",
+            max: "9",
+            required: true,
+            label: "Name",
+            hint: "Hint",
+            value: "a\"b",
+            error: Some("Wrong"),
+        };
+        text_field(&mut h, &field);
+        let s = h.into_string();
+        assert!(
+            s.starts_with("<label for=\"n\">Name</label><p class=\"muted\" id=\"n-hint\">Hint</p>")
+        );
+        assert!(s.contains("value=\"a&quot;b\""));
+        assert!(
+            s.contains("aria-describedby=\"n-error n-hint\" required=\"\" aria-invalid=\"true\">")
+        );
+        assert!(s.ends_with("<p class=\"error\" id=\"n-error\">Wrong</p>"));
+        let mut h = Html::default();
+        choice(&mut h, "radio", "status", "on", true, "", "On");
+        assert_eq!(
+            h.into_string(),
+            "<label class=\"check\"><input type=\"radio\" name=\"status\" value=\"on\" checked=\"\"><span>On</span></label>"
+        );
     }
 
     #[test]
