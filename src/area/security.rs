@@ -20,7 +20,7 @@ texts! {
     SecurityText {
         intro: "The account's last 200 security events, newest first. Only the country of each request is kept, never its IP address." / "Die letzten 200 Sicherheitsereignisse des Kontos, neueste zuerst. Von jeder Anfrage wird nur das Land gespeichert, nie die IP-Adresse.",
         none: "Nothing has happened yet." / "Bisher ist nichts geschehen.",
-        caption: "Security events" / "Sicherheitsereignisse",
+        table: "Security events" / "Sicherheitsereignisse",
         time: "Time" / "Zeit",
         what: "What happened" / "Was geschah",
         who: "Who" / "Wer",
@@ -66,9 +66,8 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
     if entries.is_empty() {
         h.element("p", &[("class", "muted")], t.none);
     } else {
-        h.raw("<div class=\"table\"><table><caption class=\"muted\">")
-            .text(t.caption)
-            .raw("</caption><thead><tr>");
+        super::widgets::table(&mut h, t.table);
+        h.raw("<thead><tr>");
         for head in [t.time, t.what, t.who, t.detail, t.country] {
             h.element("th", &[("scope", "col")], head);
         }

@@ -216,7 +216,8 @@ fn table(h: &mut Html, lang: Lang, owner: bool, list: &[Token]) {
             .raw("</section>");
         return;
     }
-    h.raw("<div class=\"table\"><table><thead><tr>");
+    widgets::table(h, t.list);
+    h.raw("<thead><tr>");
     for head in [t.name, t.scopes, t.created, t.last_used] {
         h.element("th", &[("scope", "col")], head);
     }
@@ -227,18 +228,12 @@ fn table(h: &mut Html, lang: Lang, owner: bool, list: &[Token]) {
     for token in list {
         h.raw("<tr>")
             .element("th", &[("scope", "row")], &token.name)
-            .raw("<td>");
-        for (i, name) in token.scopes.names().into_iter().enumerate() {
-            if i > 0 {
-                h.raw(" ");
-            }
-            h.element("code", &[], name);
-        }
+            // Plain text: a scope breaks only after its comma on a narrow screen.
+            .element("td", &[], &token.scopes.names().join(", "));
         let last = token
             .last_used_at
             .map_or(c.never.to_string(), |ms| lang.date_time(ms));
-        h.raw("</td>")
-            .element("td", &[], &lang.date_time(token.created_at))
+        h.element("td", &[], &lang.date_time(token.created_at))
             .element("td", &[], &last);
         if owner {
             let action = format!("/app/tokens/{}/revoke", token.id);

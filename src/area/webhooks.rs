@@ -46,6 +46,7 @@ texts! {
         events_legend: "Events to send" / "Zu sendende Ereignisse",
         description_hint: "Optional: what it is for." / "Optional: wofür er ist.",
         all: "All events, including kinds added later" / "Alle Ereignisse, auch später hinzukommende Arten",
+        all_events: "all events" / "alle Ereignisse",
         card_created: "a card was created" / "eine Karte wurde erstellt",
         card_updated: "a card was changed" / "eine Karte wurde geändert",
         card_deleted: "a card was deleted" / "eine Karte wurde gelöscht",
@@ -317,7 +318,8 @@ fn render_list(
     if hooks.is_empty() {
         h.element("p", &[("class", "muted")], t.none);
     } else {
-        h.raw("<div class=\"table\"><table><thead><tr>");
+        widgets::table(&mut h, t.list);
+        h.raw("<thead><tr>");
         for head in [t.url, t.events, t.status, t.description, t.created] {
             h.element("th", &[("scope", "col")], head);
         }
@@ -325,9 +327,8 @@ fn render_list(
         for hook in hooks {
             h.raw("<tr><th scope=\"row\">")
                 .element("a", &[("href", &hook_path(hook.id))], &hook.url)
-                .raw("</th><td>");
-            events_cell(&mut h, &hook.events);
-            h.raw("</td>")
+                .raw("</th>")
+                .element("td", &[], &events_text(&hook.events, t))
                 .element("td", &[], status_label(hook.status.as_str(), t))
                 .element("td", &[], hook.description.as_deref().unwrap_or(""))
                 .element("td", &[], &lang.date_time(hook.created_at))
@@ -360,12 +361,11 @@ fn render_list(
     ctx.page(c.webhooks, Nav::Webhooks, h, Some(s))
 }
 
-fn events_cell(h: &mut Html, events: &EventFilter) {
-    for (i, name) in events.names().into_iter().enumerate() {
-        if i > 0 {
-            h.raw(" ");
-        }
-        h.element("code", &[], name);
+/// The events a webhook carries: "all events", or the kinds.
+fn events_text(events: &EventFilter, t: &WebhooksText) -> String {
+    match events {
+        EventFilter::All => t.all_events.to_string(),
+        EventFilter::Only(_) => events.names().join(", "),
     }
 }
 
@@ -575,9 +575,8 @@ fn render_one(
         .element("code", &[], &hook.url)
         .raw("</td></tr>");
     row(&mut h, t.events);
-    h.raw("<td>");
-    events_cell(&mut h, &hook.events);
-    h.raw("</td></tr>");
+    h.element("td", &[], &events_text(&hook.events, t))
+        .raw("</tr>");
     for (name, value) in [
         (t.status, status_label(hook.status.as_str(), t).to_string()),
         (t.description, hook.description.clone().unwrap_or_default()),
@@ -644,14 +643,16 @@ fn render_one(
 /// The attempts of one page; the section stays open for the pager.
 fn deliveries_table(h: &mut Html, lang: Lang, owner: bool, hook: i64, list: &[Delivery]) {
     let t = WebhooksText::of(lang);
-    h.raw("<section aria-labelledby=\"deliveries\">")
+    // Not a landmark itself: its table is the region named "Deliveries".
+    h.raw("<section>")
         .element("h2", &[("id", "deliveries")], t.deliveries)
         .element("p", &[("class", "muted")], t.deliveries_about);
     if list.is_empty() {
         h.element("p", &[("class", "muted")], t.no_deliveries);
         return;
     }
-    h.raw("<div class=\"table\"><table><thead><tr>");
+    widgets::table(h, t.deliveries);
+    h.raw("<thead><tr>");
     for head in [t.time, t.event, t.attempt, t.status, t.http_status, t.error] {
         h.element("th", &[("scope", "col")], head);
     }
@@ -666,7 +667,8 @@ fn deliveries_table(h: &mut Html, lang: Lang, owner: bool, hook: i64, list: &[De
             .raw("<td>")
             .element("code", &[], &d.event_type)
             .raw("<br>")
-            .element("code", &[("class", "muted")], &d.event_id)
+            // Plain text: an id does not break, so the column keeps it on one line.
+            .element("span", &[("class", "muted")], &d.event_id)
             .raw("</td>")
             .element("td", &[("class", "num")], &d.attempt.to_string())
             .element("td", &[], status_label(&d.status, t))

@@ -50,6 +50,21 @@ pub fn secret(h: &mut Html, lang: Lang, id: &str, label: &str, secret: &str) {
         .element("p", &[("class", "note")], w.once);
 }
 
+/// The start of a table in a `.table` box, which scrolls sideways on a narrow screen: a
+/// named region that takes the keyboard's focus, so it can be scrolled without a mouse.
+pub fn table(h: &mut Html, label: &str) {
+    h.open(
+        "div",
+        &[
+            ("class", "table"),
+            ("role", "region"),
+            ("tabindex", "0"),
+            ("aria-label", label),
+        ],
+    )
+    .raw("<table>");
+}
+
 /// A one-line text input with its label, hint and error. `id` names the input; its hint
 /// and error paragraphs are `{id}-hint` and `{id}-error` (given, so they stay static).
 pub struct TextField<'a> {
