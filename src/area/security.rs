@@ -73,9 +73,9 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
         }
         h.raw("</tr></thead><tbody>");
         for e in &entries {
-            h.raw("<tr>")
-                .element("td", &[], &ctx.lang.date_time(e.at))
-                .element("td", &[], &what(&e.kind, ctx.lang))
+            h.raw("<tr>");
+            super::widgets::time_cell(&mut h, ctx.lang, e.at);
+            h.element("td", &[], &what(&e.kind, ctx.lang))
                 .element("td", &[], &who(e, &names, ctx.lang))
                 .element("td", &[], &detail(e, ctx.lang))
                 .element("td", &[], e.country.as_deref().unwrap_or(""))

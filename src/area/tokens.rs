@@ -230,11 +230,13 @@ fn table(h: &mut Html, lang: Lang, owner: bool, list: &[Token]) {
             .element("th", &[("scope", "row")], &token.name)
             // Plain text: a scope breaks only after its comma on a narrow screen.
             .element("td", &[], &token.scopes.names().join(", "));
-        let last = token
-            .last_used_at
-            .map_or(c.never.to_string(), |ms| lang.date_time(ms));
-        h.element("td", &[], &lang.date_time(token.created_at))
-            .element("td", &[], &last);
+        widgets::time_cell(h, lang, token.created_at);
+        match token.last_used_at {
+            Some(ms) => widgets::time_cell(h, lang, ms),
+            None => {
+                h.element("td", &[], c.never);
+            }
+        }
         if owner {
             let action = format!("/app/tokens/{}/revoke", token.id);
             h.raw("<td><details class=\"confirm\"><summary>")

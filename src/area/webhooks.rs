@@ -7,10 +7,10 @@
 
 use worker::{Request, Response};
 
-use super::layout::{see_other, Nav};
+use super::layout::{pager, see_other, Nav};
 use super::text::{texts, Common, Lang};
 use super::widgets::{
-    self, asked, choice, fieldset, form_errors, page_number, pager, text_field, TextField,
+    self, asked, choice, fieldset, form_errors, page_number, text_field, TextField,
 };
 use super::{form, notice, Ctx, Signed};
 use crate::domain::event::EventType;
@@ -330,9 +330,9 @@ fn render_list(
                 .raw("</th>")
                 .element("td", &[], &events_text(&hook.events, t))
                 .element("td", &[], status_label(hook.status.as_str(), t))
-                .element("td", &[], hook.description.as_deref().unwrap_or(""))
-                .element("td", &[], &lang.date_time(hook.created_at))
-                .raw("</tr>");
+                .element("td", &[], hook.description.as_deref().unwrap_or(""));
+            widgets::time_cell(&mut h, lang, hook.created_at);
+            h.raw("</tr>");
         }
         h.raw("</tbody></table></div>");
     }
@@ -577,14 +577,16 @@ fn render_one(
     row(&mut h, t.events);
     h.element("td", &[], &events_text(&hook.events, t))
         .raw("</tr>");
-    for (name, value) in [
-        (t.status, status_label(hook.status.as_str(), t).to_string()),
-        (t.description, hook.description.clone().unwrap_or_default()),
-        (t.created, lang.date_time(hook.created_at)),
-        (t.updated, lang.date_time(hook.updated_at)),
-    ] {
+    row(&mut h, t.status);
+    h.element("td", &[], status_label(hook.status.as_str(), t))
+        .raw("</tr>");
+    row(&mut h, t.description);
+    h.element("td", &[], hook.description.as_deref().unwrap_or(""))
+        .raw("</tr>");
+    for (name, ms) in [(t.created, hook.created_at), (t.updated, hook.updated_at)] {
         row(&mut h, name);
-        h.element("td", &[], &value).raw("</tr>");
+        widgets::time_cell(&mut h, lang, ms);
+        h.raw("</tr>");
     }
     h.raw("</tbody></table></div></section>");
 
@@ -629,7 +631,7 @@ fn render_one(
     }
 
     deliveries_table(&mut h, lang, s.owner(), hook.id, deliveries);
-    pager(&mut h, lang, &path, page, last);
+    pager(&mut h, lang, page, last, |p| format!("{path}?page={p}"));
     h.raw("</section>");
 
     let host = parse_http(&hook.url).map(|u| u.host).unwrap_or_default();
@@ -662,9 +664,9 @@ fn deliveries_table(h: &mut Html, lang: Lang, owner: bool, hook: i64, list: &[De
     h.raw("</tr></thead><tbody>");
     for d in list {
         let http = d.response_status.map(|s| s.to_string()).unwrap_or_default();
-        h.raw("<tr>")
-            .element("td", &[], &lang.date_time(d.created_at))
-            .raw("<td>")
+        h.raw("<tr>");
+        widgets::time_cell(h, lang, d.created_at);
+        h.raw("<td>")
             .element("code", &[], &d.event_type)
             .raw("<br>")
             // Plain text: an id does not break, so the column keeps it on one line.

@@ -8,12 +8,11 @@ use serde_json::{Map, Value};
 use super::text::{texts, Common, Lang};
 use super::Ctx;
 use crate::domain::html::Html;
+use crate::domain::time::iso8601;
 use crate::domain::weburl::form_pairs;
 
 texts! {
     WidgetText {
-        of: "of" / "von",
-        pages: "Pages" / "Seiten",
         once: "Copy it now: it is shown only this once and cannot be shown again. Keep it like a password." / "Kopieren Sie es jetzt: Es wird nur dieses eine Mal angezeigt und kann nicht erneut angezeigt werden. Bewahren Sie es wie ein Passwort auf.",
         form_invalid: "Some fields need another look." / "Einige Felder müssen Sie noch einmal prüfen.",
     }
@@ -160,33 +159,12 @@ pub fn page_number(ctx: &Ctx) -> i64 {
         .clamp(1, crate::domain::pagination::MAX_PAGE)
 }
 
-/// "Page 2 of 5" with links to the pages before and after (`{path}?page=N`); nothing
-/// when everything fits one page.
-pub fn pager(h: &mut Html, lang: Lang, path: &str, page: i64, last: i64) {
-    if last <= 1 && page <= 1 {
-        return;
-    }
-    let c = Common::of(lang);
-    let w = WidgetText::of(lang);
-    h.open("nav", &[("class", "pager"), ("aria-label", w.pages)]);
-    if page > 1 {
-        let href = format!("{path}?page={}", (page - 1).min(last.max(1)));
-        h.open("a", &[("href", &href), ("rel", "prev")])
-            .text(c.previous)
-            .close("a");
-    }
-    h.element(
-        "span",
-        &[("aria-current", "page")],
-        &format!("{} {page} {} {}", c.page_of, w.of, last.max(1)),
-    );
-    if page < last {
-        let href = format!("{path}?page={}", page + 1);
-        h.open("a", &[("href", &href), ("rel", "next")])
-            .text(c.next)
-            .close("a");
-    }
-    h.close("nav");
+/// A time in a table cell: `<td><time datetime="…">` as people of the language write it
+/// (the frame keeps a time on one line).
+pub fn time_cell(h: &mut Html, lang: Lang, ms: i64) {
+    h.raw("<td>")
+        .element("time", &[("datetime", &iso8601(ms))], &lang.date_time(ms))
+        .raw("</td>");
 }
 
 /// A form's fields as a JSON object: `lists` are arrays of every value given (checkboxes
@@ -237,29 +215,12 @@ mod tests {
     }
 
     #[test]
-    fn the_pager_links_both_ways() {
+    fn a_time_cell_says_it_for_people_and_machines() {
         let mut h = Html::default();
-        pager(&mut h, Lang::De, "/app/webhooks/4", 2, 3);
-        let s = h.into_string();
-        assert!(
-            s.contains("href=\"/app/webhooks/4?page=1\" rel=\"prev\""),
-            "{s}"
-        );
-        assert!(
-            s.contains("href=\"/app/webhooks/4?page=3\" rel=\"next\""),
-            "{s}"
-        );
-        assert!(s.contains("Seite 2 von 3"), "{s}");
-        let mut one = Html::default();
-        pager(&mut one, Lang::En, "/p", 1, 1);
-        assert!(one.is_empty());
-        // Past the end: back to the last page, no next.
-        let mut past = Html::default();
-        pager(&mut past, Lang::En, "/p", 9, 2);
-        let s = past.into_string();
-        assert!(
-            s.contains("?page=2\" rel=\"prev\"") && !s.contains("rel=\"next\""),
-            "{s}"
+        time_cell(&mut h, Lang::De, 0);
+        assert_eq!(
+            h.into_string(),
+            "<td><time datetime=\"1970-01-01T00:00:00.000Z\">01.01.1970 00:00 UTC</time></td>"
         );
     }
 

@@ -371,10 +371,10 @@ fn a_webhooks_deliveries_are_paged_and_redelivered() {
     assert!(first
         .body
         .contains(&format!("href=\"{path}?page=2\" rel=\"next\"")));
-    assert!(first.body.contains("Page 1 of 2"));
+    assert!(first.body.contains("Page 1 / 2"));
     let second = b.get(&format!("{path}?page=2"));
     assert_eq!(redeliver_events(&second.body).len(), 1);
-    assert!(second.body.contains("Page 2 of 2"));
+    assert!(second.body.contains("Page 2 / 2"));
     assert!(second
         .body
         .contains(&format!("href=\"{path}?page=1\" rel=\"prev\"")));
