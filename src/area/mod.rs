@@ -19,6 +19,7 @@ pub mod sign_in;
 pub mod text;
 pub mod tokens;
 pub mod webhooks;
+pub mod widgets;
 
 use worker::{Request, Response};
 

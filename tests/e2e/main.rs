@@ -30,6 +30,7 @@ mod admin;
 mod analytics;
 mod app;
 mod app_data;
+mod app_integration;
 mod auth;
 mod cards;
 mod feed;
