@@ -30,6 +30,7 @@ mod admin;
 mod analytics;
 mod app;
 mod app_data;
+mod app_members;
 mod auth;
 mod cards;
 mod feed;
