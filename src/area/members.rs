@@ -179,7 +179,7 @@ fn members(h: &mut Html, lang: Lang, s: &Signed, people: &[MemberRow]) {
         .text(t.people)
         .close("h2")
         .element("p", &[("class", "muted")], t.roles)
-        .raw("<div class=\"table\"><table><thead><tr>")
+        .raw("<div class=\"table\"><table class=\"stack\"><thead><tr>")
         .element("th", &[("scope", "col")], t.email)
         .element("th", &[("scope", "col")], t.role)
         .element("th", &[("scope", "col")], t.added);
@@ -198,10 +198,14 @@ fn members(h: &mut Html, lang: Lang, s: &Signed, people: &[MemberRow]) {
             h.raw(" ").element("span", &[("class", "muted")], t.you);
         }
         h.raw("</td>")
-            .element("td", &[], role)
-            .element("td", &[], &lang.date_time(m.created_at));
+            .element("td", &[("data-label", t.role)], role)
+            .element(
+                "td",
+                &[("data-label", t.added)],
+                &lang.date_time(m.created_at),
+            );
         if s.owner() {
-            h.raw("<td>");
+            h.open("td", &[("data-label", t.actions)]);
             if m.role == "owner" && owners <= 1 {
                 h.element("span", &[("class", "muted")], t.only_owner);
             } else {
@@ -292,7 +296,7 @@ fn passkeys(h: &mut Html, lang: Lang, keys: &[PasskeyRow]) {
         .open("h2", &[("id", "passkeys")])
         .text(t.passkeys)
         .close("h2")
-        .raw("<div class=\"table\"><table><thead><tr>")
+        .raw("<div class=\"table\"><table class=\"stack\"><thead><tr>")
         .element("th", &[("scope", "col")], t.name)
         .element("th", &[("scope", "col")], t.created)
         .element("th", &[("scope", "col")], t.last_used)
@@ -305,9 +309,14 @@ fn passkeys(h: &mut Html, lang: Lang, keys: &[PasskeyRow]) {
         let field_id = format!("passkey-{}-name", key.id);
         h.raw("<tr>")
             .element("td", &[], &key.name)
-            .element("td", &[], &lang.date_time(key.created_at))
-            .element("td", &[], &last_used)
-            .raw("<td><details class=\"rename\">")
+            .element(
+                "td",
+                &[("data-label", t.created)],
+                &lang.date_time(key.created_at),
+            )
+            .element("td", &[("data-label", t.last_used)], &last_used)
+            .open("td", &[("data-label", t.actions)])
+            .raw("<details class=\"rename\">")
             .element("summary", &[], t.rename)
             .open(
                 "form",
@@ -400,37 +409,37 @@ pub async fn invite(app: &App, mut req: Request, ctx: &Ctx, s: &Signed) -> ApiRe
         invite_error: Some((message, email.to_string())),
         ..Outcome::default()
     };
-    let Ok(request) = InviteRequest::parse(&body) else {
-        return render(app, ctx, s, bad(t.bad_email)).await;
-    };
-    match ops::members::invite(app, s.account.id, &request, &s.by(app)).await {
-        Ok((invite, url)) => {
-            let outcome = Outcome {
+    let outcome = match InviteRequest::parse(&body) {
+        Err(_) => bad(t.bad_email),
+        Ok(request) => match ops::members::invite(app, s.account.id, &request, &s.by(app)).await {
+            Ok((invite, url)) => Outcome {
                 invited: Some((invite.email, url)),
                 ..Outcome::default()
-            };
-            render(app, ctx, s, outcome).await
-        }
-        Err(ApiError::Validation(_)) => render(app, ctx, s, bad(t.already)).await,
-        Err(e) => Err(e),
-    }
+            },
+            Err(ApiError::Validation(_)) => bad(t.already),
+            Err(e) => return Err(e),
+        },
+    };
+    render(app, ctx, s, outcome).await
 }
 
 /// `POST /app/members/{id}/remove` (owners): never the last owner. Removing oneself ends
 /// one's own session too: the answer is the sign-in page.
 pub async fn remove(app: &App, ctx: &Ctx, s: &Signed, id: i64) -> ApiResult<Response> {
     let t = MembersText::of(ctx.lang);
-    if ops::members::remove(app, s.account.id, id, &s.by(app)).await? {
+    let outcome = if ops::members::remove(app, s.account.id, id, &s.by(app)).await? {
         if id == s.session.member_id {
             return Ok(with_session(see_other("/app/sign-in"), "", 0));
         }
-        return render(app, ctx, s, Outcome::done(t.member_removed)).await;
-    }
-    let people = rows::members(&*app.directory()?, s.account.id).await?;
-    if !people.iter().any(|m| m.id == id) {
-        return Err(ApiError::NotFound);
-    }
-    render(app, ctx, s, Outcome::refused(409, t.last_owner)).await
+        Outcome::done(t.member_removed)
+    } else {
+        let people = rows::members(&*app.directory()?, s.account.id).await?;
+        if !people.iter().any(|m| m.id == id) {
+            return Err(ApiError::NotFound);
+        }
+        Outcome::refused(409, t.last_owner)
+    };
+    render(app, ctx, s, outcome).await
 }
 
 /// `POST /app/passkeys/options`: creation options for another passkey of this member,
@@ -539,14 +548,17 @@ pub async fn rename_passkey(
 ) -> ApiResult<Response> {
     let t = MembersText::of(ctx.lang);
     let posted = form(&mut req).await?;
-    let Some(name) = field(&posted, "name").and_then(passkey_name) else {
-        return render(app, ctx, s, Outcome::refused(422, t.bad_name)).await;
+    let outcome = match field(&posted, "name").and_then(passkey_name) {
+        None => Outcome::refused(422, t.bad_name),
+        Some(name) => {
+            let dir = app.directory()?;
+            if !rows::rename_passkey(&dir, s.session.member_id, id, &name).await? {
+                return Err(ApiError::NotFound);
+            }
+            Outcome::done(t.renamed)
+        }
     };
-    let dir = app.directory()?;
-    if !rows::rename_passkey(&dir, s.session.member_id, id, &name).await? {
-        return Err(ApiError::NotFound);
-    }
-    render(app, ctx, s, Outcome::done(t.renamed)).await
+    render(app, ctx, s, outcome).await
 }
 
 /// `POST /app/passkeys/{id}/remove`: one of the member's own passkeys, never the last.
@@ -554,12 +566,15 @@ pub async fn remove_passkey(app: &App, ctx: &Ctx, s: &Signed, id: i64) -> ApiRes
     let t = MembersText::of(ctx.lang);
     let dir = app.directory()?;
     let member = s.session.member_id;
-    if rows::remove_passkey(&dir, member, id, &s.by(app), s.account.id, app.now_ms).await? {
-        return render(app, ctx, s, Outcome::done(t.passkey_removed)).await;
-    }
-    let keys = rows::passkeys(&dir, member).await?;
-    if !keys.iter().any(|k| k.id == id) {
-        return Err(ApiError::NotFound);
-    }
-    render(app, ctx, s, Outcome::refused(409, t.last_passkey)).await
+    let outcome =
+        if rows::remove_passkey(&dir, member, id, &s.by(app), s.account.id, app.now_ms).await? {
+            Outcome::done(t.passkey_removed)
+        } else {
+            let keys = rows::passkeys(&dir, member).await?;
+            if !keys.iter().any(|k| k.id == id) {
+                return Err(ApiError::NotFound);
+            }
+            Outcome::refused(409, t.last_passkey)
+        };
+    render(app, ctx, s, outcome).await
 }
