@@ -22,6 +22,7 @@ use crate::http::json::{json_response, json_text_response};
 use crate::http::App;
 use crate::ops;
 use crate::store::members::{self as rows, MemberRow, NewPasskey, PasskeyRow};
+use crate::store::{batch, rows_of};
 
 texts! {
     /// The Members page.
@@ -109,9 +110,14 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
 /// The page with `outcome` on it.
 async fn render(app: &App, ctx: &Ctx, s: &Signed, outcome: Outcome<'_>) -> ApiResult<Response> {
     let t = MembersText::of(ctx.lang);
-    let dir = app.directory()?;
-    let people = rows::members(&dir, s.account.id).await?;
-    let keys = rows::passkeys(&dir, s.session.member_id).await?;
+    // Both lists in one round trip.
+    let read = vec![
+        rows::members_sql(s.account.id),
+        rows::passkeys_sql(s.session.member_id),
+    ];
+    let results = batch(&*app.directory()?, read).await?;
+    let people: Vec<MemberRow> = rows_of(&results, 0)?;
+    let keys: Vec<PasskeyRow> = rows_of(&results, 1)?;
     let mut h = Html::default();
     if let Some(error) = outcome.error {
         h.element("p", &[("class", "error"), ("role", "alert")], error);
@@ -510,12 +516,6 @@ pub async fn add_passkey(
     let made = webauthn::verify_registration(&response, &expected(app, ctx, &bytes, &rp))
         .map_err(|e| refused(ctx.lang, e))?;
     let credential_id = base64url(&made.id);
-    if rows::passkey(&dir, &credential_id).await?.is_some() {
-        return Err(ApiError::Area {
-            status: 400,
-            message: t.duplicate,
-        });
-    }
     let public_key = base64url(&made.public_key);
     let passkey = NewPasskey {
         credential_id: &credential_id,
@@ -524,14 +524,25 @@ pub async fn add_passkey(
         name: &name,
     };
     let country = app.country();
-    rows::add_passkey(
+    let added = rows::add_passkey(
         &dir,
         &s.session.handle,
         &passkey,
         country.as_deref(),
         app.now_ms,
     )
-    .await?;
+    .await;
+    // A credential id is registered once (`passkeys_credential`): this one is already, to
+    // this member or another.
+    match added {
+        Err(e) if e.to_string().contains("UNIQUE") => {
+            return Err(ApiError::Area {
+                status: 400,
+                message: t.duplicate,
+            })
+        }
+        other => other?,
+    }
     Ok(json_text_response(
         200,
         br#"{"data":{"redirect":"/app/members"}}"#.to_vec(),

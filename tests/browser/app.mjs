@@ -233,7 +233,10 @@ async function main() {
       await submit(page, form.locator("button[type=submit]"));
       const secret = (await page.textContent(".secret").catch(() => "")).trim();
       secret ? ok("the signing secret is shown once") : fail("no signing secret shown");
-      const href = await page.getAttribute("a[href^='/app/webhooks/']", "href");
+      // The answer is the new webhook's page, or the list linking to it.
+      const paths = await page.$$eval("a[href^='/app/webhooks/'], form[action^='/app/webhooks/']",
+        (els) => els.map((e) => e.getAttribute("href") || e.getAttribute("action")));
+      const href = paths.map((p) => (p.match(/^\/app\/webhooks\/\d+/) || [])[0]).find(Boolean);
       pages.webhook = href;
       await api("POST", "/api/v1/cards", { first_name: "Hook", last_name: "Trigger" }, setup);
       for (let i = 0; i < 80 && !deliveries.length; i++) await new Promise((r) => setTimeout(r, 250));

@@ -78,7 +78,10 @@ export async function startWorker({ host = "127.0.0.1", vars = {}, logName }) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break;
     } catch {}
-    if (i > 240) throw new Error(`the worker did not start:\n${readFileSync(log, "utf8")}`);
+    if (i > 240) {
+      try { process.kill(-server.pid, "SIGTERM"); } catch {}
+      throw new Error(`the worker did not start:\n${readFileSync(log, "utf8")}`);
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   const stop = () => {
