@@ -589,3 +589,74 @@ pub async fn remove_passkey(app: &App, ctx: &Ctx, s: &Signed, id: i64) -> ApiRes
         };
     render(app, ctx, s, outcome).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(id: i64, name: &str) -> PasskeyRow {
+        PasskeyRow {
+            id,
+            name: name.into(),
+            created_at: 0,
+            last_used_at: None,
+        }
+    }
+
+    fn passkeys_of(keys: &[PasskeyRow], lang: Lang) -> String {
+        let mut h = Html::default();
+        passkeys(&mut h, lang, keys);
+        h.into_string()
+    }
+
+    #[test]
+    fn the_last_passkey_has_no_remove_control() {
+        let one = passkeys_of(&[key(7, "Laptop <1>")], Lang::En);
+        assert!(one.contains("action=\"/app/passkeys/7/rename\""));
+        assert!(!one.contains("/remove\""));
+        assert!(one.contains("your only passkey") && one.contains("Laptop &lt;1&gt;"));
+        assert!(one.contains("<td data-label=\"Last used\">never</td>"));
+        let two = passkeys_of(&[key(7, "Laptop"), key(8, "Phone")], Lang::De);
+        for id in [7, 8] {
+            assert!(two.contains(&format!("action=\"/app/passkeys/{id}/remove\"")));
+        }
+        assert!(two.contains("<details class=\"confirm\"><summary>Entfernen</summary>"));
+        assert!(two.contains("data-options=\"/app/passkeys/options\""));
+        assert!(two.contains("data-finish=\"/app/passkeys\""));
+    }
+
+    #[test]
+    fn a_refused_invite_keeps_what_was_typed_and_says_why() {
+        let mut h = Html::default();
+        let t = MembersText::of(Lang::En);
+        invite_form(
+            &mut h,
+            t,
+            Lang::En,
+            Some(&(t.bad_email, "a\"b".to_string())),
+        );
+        let h = h.into_string();
+        assert!(h.contains("value=\"a&quot;b\""));
+        assert!(h.contains("aria-invalid=\"true\" aria-describedby=\"invite-error\""));
+        assert!(h.contains("id=\"invite-error\" role=\"alert\">Enter a valid email address."));
+        let mut fresh = Html::default();
+        invite_form(&mut fresh, t, Lang::En, None);
+        assert!(!fresh.into_string().contains("aria-invalid"));
+    }
+
+    #[test]
+    fn an_invite_link_is_shown_with_its_copy_button() {
+        let mut h = Html::default();
+        invited(
+            &mut h,
+            Lang::En,
+            "bea@acme.example",
+            "https://x.example/app/invite/abc",
+        );
+        let h = h.into_string();
+        assert!(h.contains(
+            "<code class=\"secret\" id=\"invite-link\">https://x.example/app/invite/abc</code>"
+        ));
+        assert!(h.contains("data-copy=\"invite-link\"") && h.contains(" hidden=\"\""));
+    }
+}
