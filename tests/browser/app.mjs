@@ -115,13 +115,17 @@ async function main() {
     for (const [first, last, title] of [["Ada", "Lovelace", "Product Designer"], ["Grace", "Hopper", "Engineer"]]) {
       cards.push((await api("POST", "/api/v1/cards", {
         first_name: first, last_name: last, job_title: title, company: "Acme GmbH",
-        email: `${first.toLowerCase()}@acme.example`, show_lead_form: true,
+        email: `${first.toLowerCase()}@acme.example`, website: "https://acme.example", show_lead_form: true,
       }, setup)).data);
     }
     const visits = [[IPHONE, "10.0.0.1"], [IPHONE, "10.0.0.2"], [DESKTOP, "10.0.0.3"], [DESKTOP, "10.0.0.3"], [IPHONE, "10.0.0.4"]];
     for (const [ua, ip] of visits) {
       const r = await fetch(`${base}/c/${cards[0].slug}`, { headers: { "User-Agent": ua, "CF-Connecting-IP": ip } });
       if (r.status !== 200) fail(`card page view: HTTP ${r.status}`);
+    }
+    for (const path of ["go/email", "go/email", "go/website", "vcard"]) {
+      const r = await fetch(`${base}/c/${cards[0].slug}/${path}`, { headers: { "User-Agent": DESKTOP }, redirect: "manual" });
+      if (r.status !== 302 && r.status !== 200) fail(`click ${path}: HTTP ${r.status}`);
     }
     const leads = [["Lin Visitor", "lin@visitor.example"], ["=Formula, Inc.", "formula@visitor.example"], ["Max Mustermann", "max@visitor.example"]];
     for (const [i, [name, email]] of leads.entries()) {
@@ -133,13 +137,14 @@ async function main() {
       if (r.status >= 300) fail(`lead ${email}: HTTP ${r.status} ${await r.text()}`);
     }
     // Views are counted through a Durable Object into KV: wait until the API sees them all.
-    let views;
+    let views, clicks;
     for (let i = 0; i < 60; i++) {
       views = (await api("GET", "/api/v1/analytics/views?period=30d", undefined, setup)).data;
-      if (views.total_views >= visits.length) break;
+      clicks = (await api("GET", "/api/v1/analytics/clicks?period=30d", undefined, setup)).data;
+      if (views.total_views >= visits.length && clicks.total_clicks >= 4) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    ok(`data: 2 cards, ${views.total_views} views (${views.unique_views} unique), ${leads.length} leads`);
+    ok(`data: 2 cards, ${views.total_views} views (${views.unique_views} unique), ${clicks.total_clicks} clicks, ${leads.length} leads`);
 
     browser = await launch();
     mkdirSync(shots, { recursive: true });
@@ -273,13 +278,20 @@ async function main() {
       skip(`analytics: the charts with the API's numbers ${NOT_YET}`);
     } else {
       pages.analytics = "/app/analytics?period=30d";
-      const charts = await page.locator("svg").count();
-      const text = await page.textContent("#main");
-      const figures = await page.locator(".figure").allTextContents();
-      charts >= 2 ? ok(`${charts} charts`) : fail(`${charts} charts`);
-      figures.includes(String(views.total_views)) && figures.includes(String(views.unique_views))
-        ? ok(`total ${views.total_views} and unique ${views.unique_views} views as the API says`)
-        : fail(`figures ${figures.join(", ")}; the API: ${views.total_views} total, ${views.unique_views} unique (${text.length} chars)`);
+      // Six charts (views and clicks per day; devices, countries, referrers, clicks by
+      // type), each an SVG with its numbers in a table beside it.
+      const charts = await page.locator("#main svg").count();
+      const tables = await page.locator("#main table").count();
+      charts >= 6 && tables >= charts ? ok(`${charts} charts, each with its table`) : fail(`${charts} charts, ${tables} tables`);
+      const figures = (await page.locator(".figure").allTextContents()).map((f) => f.trim());
+      const want = [views.total_views, views.unique_views, clicks.total_clicks].map(String);
+      want.every((n, i) => figures[i] === n)
+        ? ok(`total ${want[0]} and unique ${want[1]} views, ${want[2]} clicks: as the API says`)
+        : fail(`figures ${figures.join(", ")}; the API: ${want.join(", ")}`);
+      // Each count of the API's clicks by type is in the page's table of them.
+      const cells = await page.$$eval("#main td, #main th", (tds) => tds.map((t) => t.textContent.trim()));
+      const missing = Object.entries(clicks.clicks_by_type).filter(([kind, n]) => !cells.includes(kind) && !cells.includes(String(n)));
+      missing.length ? fail(`clicks by type not in the tables: ${JSON.stringify(missing)}`) : ok("clicks by type in the tables");
     }
     for (const [name, path] of [["cards", "/app/cards"], ["security", "/app/security"]]) {
       if (await visit(page, base, path)) pages[name] = path;
