@@ -37,6 +37,7 @@ texts! {
         remove: "Remove" / "Entfernen",
         remove_member: "Remove this member? Their passkeys and sessions end at once:" / "Dieses Mitglied entfernen? Seine Passkeys und Sitzungen enden sofort:",
         remove_member_button: "Remove member" / "Mitglied entfernen",
+        remove_self: "Leave this account? Your passkeys end with it and you are signed out:" / "Dieses Konto verlassen? Ihre Passkeys enden damit und Sie werden abgemeldet:",
         last_owner: "The last owner cannot be removed. Invite another owner first." / "Der letzte Inhaber kann nicht entfernt werden. Laden Sie zuerst einen weiteren Inhaber ein.",
         only_owner: "last owner" / "letzter Inhaber",
         member_removed: "Member removed; their sessions have ended." / "Mitglied entfernt; seine Sitzungen sind beendet.",
@@ -75,6 +76,7 @@ texts! {
 /// What a change has to say on the page it answers.
 #[derive(Default)]
 struct Outcome<'a> {
+    /// The answer's status; 0 (the default) is 200.
     status: u16,
     notice: Option<&'a str>,
     /// A refusal, above everything.
@@ -218,7 +220,7 @@ fn members(h: &mut Html, lang: Lang, s: &Signed, people: &[MemberRow]) {
                 confirm(
                     h,
                     t.remove,
-                    t.remove_member,
+                    if me { t.remove_self } else { t.remove_member },
                     &m.email,
                     &format!("/app/members/{}/remove", m.id),
                     t.remove_member_button,

@@ -135,6 +135,10 @@ fn the_last_owner_cannot_be_removed() {
     let ids = actions(&page.body, "/app/members/", "/remove");
     assert_eq!(ids.len(), 2, "two owners: either may go");
     let (ada_id, bo_id) = (ids[0], ids[1]);
+    assert!(
+        page.body.contains("Leave this account?"),
+        "her own row says so"
+    );
 
     // Ada removes herself: her session ends with it.
     let r = ada.post_form(&format!("/app/members/{ada_id}/remove"), "");
