@@ -220,7 +220,8 @@ async function main() {
       const use = () => fetch(`${base}/api/v1/cards`, { headers: { Authorization: `Bearer ${token}` } });
       const before = (await use()).status;
       before === 200 ? ok("the new token reads /api/v1/cards") : fail(`the new token: HTTP ${before}`);
-      const revoke = page.locator("details.confirm:has(form[action$='/revoke'])").first();
+      // This token's row (the setup token is listed too).
+      const revoke = page.locator("tr", { hasText: "Browser flow" }).locator("details.confirm:has(form[action$='/revoke'])");
       await revoke.locator("summary").click();
       await submit(page, revoke.locator("button[type=submit]"));
       const after = (await use()).status;
