@@ -128,6 +128,10 @@ dev: tools build .dev.vars migrate-local
 	echo "      curl -s http://127.0.0.1:$(PORT)/api/v1/cards -H 'Authorization: Bearer <token>'"; \
 	echo "    Or fill the database with demo accounts, cards, leads and a year of analytics:"; \
 	echo "      make seed   (in another terminal; it prints a token and the card URLs)"; \
+	echo ""; \
+	echo "==> the account area: http://localhost:$(PORT)/app (passkeys need localhost, not 127.0.0.1)"; \
+	echo "    Invite the first owner of account 1, then open the url it answers in a browser:"; \
+	echo "      curl -s -X POST http://localhost:$(PORT)/admin/v1/accounts/1/invites -H 'Authorization: Bearer $$admin' -d '{\"email\":\"you@example.com\",\"role\":\"owner\"}'"; \
 	echo ""
 	@echo "    Webhooks: private and http:// URLs allowed, retries after 2, 10 and 60 s. The cron"; \
 	echo "    triggers do not fire by themselves locally; run the sweeper with"; \
@@ -186,11 +190,14 @@ contract: tools build .venv/stamp
 
 # The card pages in Debian's Chromium (playwright-core): screenshots of every template in two
 # languages at 390 and 1280 px into target/screenshots/, axe-core, the lead form by clicking.
+# Then the account area's flow (tests/browser/app.mjs): passkeys with a virtual authenticator,
+# every page's screenshot (app-*.png) and axe-core.
 browser: tools build
 	@command -v chromium >/dev/null || { echo "==> installing chromium (Debian)"; \
 	  (apt-get install -y chromium || (apt-get update && apt-get install -y chromium)) >/dev/null; }
 	@rm -rf target/screenshots
 	@node tests/browser/run.mjs
+	@node tests/browser/app.mjs
 
 # Load benchmark against local workerd; wrk comes from Debian's packages. Then, when the
 # team's JavaScript peer is checked out beside the project, the same API side by side with

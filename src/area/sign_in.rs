@@ -54,7 +54,12 @@ texts! {
 
 /// The request's relying party: the host of `PUBLIC_BASE_URL` (else of the request), and
 /// the origin a browser signs for it.
-fn expected<'a>(app: &App, ctx: &'a Ctx, challenge: &'a [u8], rp_id: &'a str) -> Expected<'a> {
+pub(super) fn expected<'a>(
+    app: &App,
+    ctx: &'a Ctx,
+    challenge: &'a [u8],
+    rp_id: &'a str,
+) -> Expected<'a> {
     let _ = app;
     Expected {
         challenge,
@@ -64,21 +69,21 @@ fn expected<'a>(app: &App, ctx: &'a Ctx, challenge: &'a [u8], rp_id: &'a str) ->
 }
 
 /// The relying party id: the host of the service's base URL.
-fn rp_id(app: &App) -> String {
+pub(super) fn rp_id(app: &App) -> String {
     parse_http(&app.base_url)
         .map(|u| u.host)
         .unwrap_or_default()
 }
 
 /// A fresh random secret (challenge, session id) as text.
-fn secret() -> ApiResult<String> {
+pub(super) fn secret() -> ApiResult<String> {
     let mut random = [0u8; SECRET_BYTES];
     getrandom::fill(&mut random).map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
     Ok(secret_text(&random))
 }
 
 /// A ceremony refused: 400 with the reason in the person's language.
-fn refused(lang: Lang, e: CeremonyError) -> ApiError {
+pub(super) fn refused(lang: Lang, e: CeremonyError) -> ApiError {
     ApiError::Area {
         status: 400,
         message: e.message(lang.code()),
@@ -86,12 +91,12 @@ fn refused(lang: Lang, e: CeremonyError) -> ApiError {
 }
 
 /// The body of a ceremony request: a JSON object (at most the API's body size).
-async fn body(req: &mut Request) -> ApiResult<Map<String, Value>> {
+pub(super) async fn body(req: &mut Request) -> ApiResult<Map<String, Value>> {
     object_of(&req.bytes().await?)
 }
 
 /// The challenge the browser signed, as the response's client data names it.
-fn signed_challenge(response: &Value) -> Option<String> {
+pub(super) fn signed_challenge(response: &Value) -> Option<String> {
     let text = response.get("response")?.get("clientDataJSON")?.as_str()?;
     let client = webauthn::ClientData::parse(&base64url_decode(text)?).ok()?;
     Some(base64url(&client.challenge))

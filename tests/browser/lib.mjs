@@ -17,12 +17,17 @@ const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 const axeSource = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
 export const WIDTHS = [390, 1280];
 
-export const report = { failures: 0 };
+export const report = { failures: 0, skipped: [] };
 export const fail = (what) => {
   report.failures += 1;
   console.log(`  FAIL ${what}`);
 };
 export const ok = (what) => console.log(`  ok   ${what}`);
+// A step that cannot run yet (a page not on main), said plainly and counted at the end.
+export const skip = (what) => {
+  report.skipped.push(what);
+  console.log(`  SKIP ${what}`);
+};
 
 // A free port below Linux's ephemeral range (32768-60999): one picked there can become the
 // source port of an outgoing connection before wrangler binds it.
@@ -35,7 +40,22 @@ export function freePort() {
   });
 }
 
+// A small HTTP server on 127.0.0.1 (card images, a webhook's receiver): `handler(req, res,
+// body)` answers each request with its body read; `url` is its origin.
+export async function serve(handler) {
+  const port = await freePort();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => handler(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  await new Promise((r) => server.listen(port, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
 // The built worker under `wrangler dev` on `host` with fresh, migrated state and `vars`.
+// It listens on 127.0.0.1; `host: "localhost"` is how pages that use passkeys must be
+// opened (an IP address is no relying party id), and what `base` then names.
 // `logName` is where its log is kept (target/) when a check failed.
 export async function startWorker({ host = "127.0.0.1", vars = {}, logName }) {
   const ports = new Set();
@@ -58,7 +78,10 @@ export async function startWorker({ host = "127.0.0.1", vars = {}, logName }) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/`)).ok) break;
     } catch {}
-    if (i > 240) throw new Error(`the worker did not start:\n${readFileSync(log, "utf8")}`);
+    if (i > 240) {
+      try { process.kill(-server.pid, "SIGTERM"); } catch {}
+      throw new Error(`the worker did not start:\n${readFileSync(log, "utf8")}`);
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   const stop = () => {
@@ -124,8 +147,45 @@ export async function checkPage(page, name, width) {
   else ok(`${name}: screenshot, axe 0 violations`);
 }
 
+// A virtual authenticator for `page` (the DevTools protocol's WebAuthn domain): a platform
+// passkey store that verifies its user and answers every ceremony of this tab by itself.
+// Its id, to remove it (`cdp.send("WebAuthn.removeVirtualAuthenticator", ...)`).
+export async function authenticator(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable", { enableUI: false });
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2", transport: "internal", hasResidentKey: true,
+      hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, id: authenticatorId };
+}
+
+// The wall-clock time since `start` (ms), as `12.3 s`.
+export const seconds = (start) => `${((Date.now() - start) / 1000).toFixed(1)} s`;
+
+// axe-core on `page` as it is now (a dialog opened, a form's answer), under the page's own
+// CSP: evaluated through the DevTools protocol, which a CSP does not govern. A screenshot
+// as `${name}.png` first.
+export async function checkState(page, name) {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join("; ")}`);
+  });
+  if (violations.length) fail(`${name}: axe violations:\n      ${violations.join("\n      ")}`);
+  else ok(`${name}: screenshot, axe 0 violations`);
+}
+
 export function finish(label) {
   console.log(`==> screenshots in ${shots}`);
+  if (report.skipped.length) {
+    console.log(`==> ${report.skipped.length} step(s) skipped:`);
+    for (const s of report.skipped) console.log(`    ${s}`);
+  }
   if (report.failures) {
     console.log(`==> ${label}: FAILED (${report.failures})`);
     process.exit(1);

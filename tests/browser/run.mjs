@@ -7,11 +7,10 @@
 // Standalone: it starts its own worker on free ports with fresh state and serves the
 // card images from a small local server, since the machine has no internet.
 
-import { createServer } from "node:http";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
-  WIDTHS, api as call, checkPage, fail, finish, freePort, launch, ok, shots, startWorker, watchExternal,
+  WIDTHS, api as call, checkPage, fail, finish, launch, ok, serve, shots, startWorker, watchExternal,
 } from "./lib.mjs";
 
 const ADMIN = `browser-admin-${process.pid}`;
@@ -24,14 +23,12 @@ const IMAGES = {
 };
 
 async function main() {
-  const imagePort = await freePort();
-  const images = createServer((req, res) => {
+  const images = await serve((req, res) => {
     const body = IMAGES[req.url];
     res.writeHead(body ? 200 : 404, { "Content-Type": "image/svg+xml" });
     res.end(body || "");
   });
-  await new Promise((r) => images.listen(imagePort, "127.0.0.1", r));
-  const img = `http://127.0.0.1:${imagePort}`;
+  const img = images.url;
   const worker = await startWorker({
     vars: { ADMIN_TOKEN: ADMIN, VISITOR_SALT: "browser", TOKEN_PEPPER: "browser" },
     logName: "browser-wrangler.log",

@@ -220,7 +220,7 @@ pub fn invite(s: &Server, account: i64, email: &str, role: &str) -> String {
 }
 
 /// The path of an invite link.
-fn path_of(url: &str) -> &str {
+pub fn path_of(url: &str) -> &str {
     url.find("/app/").map_or(url, |i| &url[i..])
 }
 

@@ -31,6 +31,7 @@ mod analytics;
 mod app;
 mod app_data;
 mod app_integration;
+mod app_members;
 mod auth;
 mod cards;
 mod feed;

@@ -137,6 +137,12 @@
     }
   });
 
+  // Enter in a ceremony's form (a new passkey's name) starts the ceremony.
+  document.addEventListener("submit", (ev) => {
+    const button = ev.target.querySelector("[data-ceremony]");
+    if (button) { ev.preventDefault(); if (!button.disabled) button.click(); }
+  });
+
   // Copy buttons need the script: they are hidden until it runs.
   for (const b of document.querySelectorAll("[data-copy][hidden]")) b.hidden = false;
 })();
