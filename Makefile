@@ -97,14 +97,11 @@ build/index.js: $(SOURCES) | .tools/stamp
 record-size: build
 	@node scripts/upload-report.mjs --record
 
-# The module's twenty largest items before its names are trimmed (bench/README.md, "Where
-# the bytes are"); twiggy is pinned and installed once.
-TWIGGY_VERSION := 0.7.0
+# The module's twenty largest functions and modules before its names are trimmed
+# (bench/README.md, "Where the bytes are"). scripts/size-top.mjs reads the wasm sections
+# itself: twiggy 0.7, the last release, refuses the module wasm-bindgen writes.
 size-top: build
-	@twiggy --version 2>/dev/null | grep -qw "$(TWIGGY_VERSION)" \
-	  || { echo "==> installing twiggy $(TWIGGY_VERSION) (takes ~3 min once)"; cargo install twiggy --version $(TWIGGY_VERSION) --locked; }
-	@twiggy top -n 20 build/index_bg.named.wasm
-	@twiggy dominators -d 2 -r 30 build/index_bg.named.wasm
+	@node scripts/size-top.mjs build/index_bg.named.wasm 20
 
 # Local secrets, each a fresh random value: nobody can guess a developer's admin token.
 .dev.vars:

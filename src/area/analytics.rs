@@ -388,6 +388,7 @@ fn per_day(h: &mut Html, lang: Lang, id: &str, title: &str, what: &str, days: &[
             title,
             total: t.total,
             empty: t.no_data,
+            decimal: lang.decimal(),
         },
     ));
     table_open(h, lang, title, (t.date, what));
@@ -420,6 +421,7 @@ fn breakdown(
             title,
             total: t.total,
             empty: t.no_data,
+            decimal: lang.decimal(),
         },
     ));
     table_open(h, lang, title, heads);

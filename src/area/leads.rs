@@ -287,7 +287,8 @@ pub(super) fn card_options(h: &mut Html, cards: &[CardLine], selected: Option<i6
 
 fn table(h: &mut Html, lang: Lang, view: &View, rows: &[Lead], cards: &[CardLine], owner: bool) {
     let t = LeadsText::of(lang);
-    h.raw("<div class=\"table\"><table><caption class=\"muted\">")
+    // Stacked below 40rem (every column on a phone), each cell named by its data-label.
+    h.raw("<div class=\"table\"><table class=\"stack\"><caption class=\"muted\">")
         .text(t.caption)
         .raw("</caption><thead><tr>");
     for head in [
@@ -301,7 +302,8 @@ fn table(h: &mut Html, lang: Lang, view: &View, rows: &[Lead], cards: &[CardLine
     h.raw("</tr></thead><tbody>");
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
     for lead in rows {
-        h.raw("<tr><td>")
+        h.raw("<tr>")
+            .open("td", &[("data-label", t.received)])
             .element(
                 "time",
                 &[("datetime", &iso8601(lead.created_at))],
@@ -309,28 +311,29 @@ fn table(h: &mut Html, lang: Lang, view: &View, rows: &[Lead], cards: &[CardLine
             )
             .raw("</td>")
             .element("th", &[("scope", "row")], &text(&lead.name))
-            .raw("<td>");
+            .open("td", &[("data-label", t.email)]);
         if let Some(email) = &lead.email {
             h.element("a", &[("href", &format!("mailto:{email}"))], email);
         }
         h.raw("</td>")
-            .element("td", &[], &text(&lead.phone))
+            .element("td", &[("data-label", t.phone)], &text(&lead.phone))
             .element(
                 "td",
-                &[("class", "wide")],
+                &[("class", "wide"), ("data-label", t.message)],
                 &cut(&text(&lead.message), MESSAGE_SHOWN),
             )
-            .element("td", &[], &text(&lead.source));
+            .element("td", &[("data-label", t.source)], &text(&lead.source));
         let card = cards.iter().find(|c| c.id == lead.card_id);
         let card_name = card.map_or_else(|| format!("#{}", lead.card_id), |c| c.title.clone());
-        h.element("td", &[], &card_name);
+        h.element("td", &[("data-label", t.card)], &card_name);
         if owner {
             let action = view.href(
                 &format!("/app/leads/{}/erase", lead.id),
                 Some(view.page.page),
                 "",
             );
-            h.raw("<td><details class=\"confirm\">")
+            h.open("td", &[("data-label", t.erase_head)])
+                .raw("<details class=\"confirm\">")
                 .element("summary", &[], t.erase)
                 .element("p", &[], t.erase_one_text)
                 .open("form", &[("method", "post"), ("action", &action)])
@@ -613,7 +616,8 @@ mod tests {
         assert!(owner.contains("action=\"/app/leads/12/erase?"));
         assert_eq!(owner.matches("<details class=\"confirm\">").count(), 2);
         assert!(owner.contains("&lt;b&gt;hi&lt;/b&gt;") && !owner.contains("<b>hi"));
-        assert!(owner.contains("<td>Ada Card</td>") && owner.contains("<td>#9</td>"));
+        assert!(owner.contains("<td data-label=\"Card\">Ada Card</td>"));
+        assert!(owner.contains("<td data-label=\"Card\">#9</td>"));
         assert!(owner.contains(&format!("{}…", "x".repeat(MESSAGE_SHOWN))));
         assert!(owner.contains("href=\"mailto:ada@example.com\""));
         let mut member = Html::default();

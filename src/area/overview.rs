@@ -85,6 +85,7 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
                 title: t.views_chart,
                 total: t.total,
                 empty: t.no_data,
+                decimal: ctx.lang.decimal(),
             },
         ))
         .raw("</section><section>")

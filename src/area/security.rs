@@ -74,11 +74,15 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
         h.raw("</tr></thead><tbody>");
         for e in &entries {
             h.raw("<tr>");
-            super::widgets::time_cell(&mut h, ctx.lang, e.at);
-            h.element("td", &[], &what(&e.kind, ctx.lang))
-                .element("td", &[], &who(e, &names, ctx.lang))
-                .element("td", &[], &detail(e, ctx.lang))
-                .element("td", &[], e.country.as_deref().unwrap_or(""))
+            super::widgets::time_cell(&mut h, ctx.lang, t.time, e.at);
+            h.element("td", &[("data-label", t.what)], &what(&e.kind, ctx.lang))
+                .element("td", &[("data-label", t.who)], &who(e, &names, ctx.lang))
+                .element("td", &[("data-label", t.detail)], &detail(e, ctx.lang))
+                .element(
+                    "td",
+                    &[("data-label", t.country)],
+                    e.country.as_deref().unwrap_or(""),
+                )
                 .raw("</tr>");
         }
         h.raw("</tbody></table></div>");

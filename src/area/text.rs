@@ -28,6 +28,14 @@ impl Lang {
         }
     }
 
+    /// The decimal mark: `2.5` in English, `2,5` in German.
+    pub fn decimal(self) -> char {
+        match self {
+            Lang::En => '.',
+            Lang::De => ',',
+        }
+    }
+
     /// The other one, for the switch.
     pub fn other(self) -> Lang {
         match self {

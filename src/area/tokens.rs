@@ -229,17 +229,22 @@ fn table(h: &mut Html, lang: Lang, owner: bool, list: &[Token]) {
         h.raw("<tr>")
             .element("th", &[("scope", "row")], &token.name)
             // Plain text: a scope breaks only after its comma on a narrow screen.
-            .element("td", &[], &token.scopes.names().join(", "));
-        widgets::time_cell(h, lang, token.created_at);
+            .element(
+                "td",
+                &[("data-label", t.scopes)],
+                &token.scopes.names().join(", "),
+            );
+        widgets::time_cell(h, lang, t.created, token.created_at);
         match token.last_used_at {
-            Some(ms) => widgets::time_cell(h, lang, ms),
+            Some(ms) => widgets::time_cell(h, lang, t.last_used, ms),
             None => {
-                h.element("td", &[], c.never);
+                h.element("td", &[("data-label", t.last_used)], c.never);
             }
         }
         if owner {
             let action = format!("/app/tokens/{}/revoke", token.id);
-            h.raw("<td><details class=\"confirm\"><summary>")
+            h.open("td", &[("data-label", t.actions)])
+                .raw("<details class=\"confirm\"><summary>")
                 .text(t.revoke)
                 .raw("</summary>")
                 .element("p", &[], &t.revoke_confirm.replace("{name}", &token.name))

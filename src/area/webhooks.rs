@@ -328,10 +328,22 @@ fn render_list(
             h.raw("<tr><th scope=\"row\">")
                 .element("a", &[("href", &hook_path(hook.id))], &hook.url)
                 .raw("</th>")
-                .element("td", &[], &events_text(&hook.events, t))
-                .element("td", &[], status_label(hook.status.as_str(), t))
-                .element("td", &[], hook.description.as_deref().unwrap_or(""));
-            widgets::time_cell(&mut h, lang, hook.created_at);
+                .element(
+                    "td",
+                    &[("data-label", t.events)],
+                    &events_text(&hook.events, t),
+                )
+                .element(
+                    "td",
+                    &[("data-label", t.status)],
+                    status_label(hook.status.as_str(), t),
+                )
+                .element(
+                    "td",
+                    &[("data-label", t.description)],
+                    hook.description.as_deref().unwrap_or(""),
+                );
+            widgets::time_cell(&mut h, lang, t.created, hook.created_at);
             h.raw("</tr>");
         }
         h.raw("</tbody></table></div>");
@@ -585,7 +597,7 @@ fn render_one(
         .raw("</tr>");
     for (name, ms) in [(t.created, hook.created_at), (t.updated, hook.updated_at)] {
         row(&mut h, name);
-        widgets::time_cell(&mut h, lang, ms);
+        widgets::time_cell(&mut h, lang, name, ms);
         h.raw("</tr>");
     }
     h.raw("</tbody></table></div></section>");
@@ -614,7 +626,10 @@ fn render_one(
                 &[("type", "submit"), ("class", "secondary")],
                 t.rotate_button,
             )
-            .raw("</form><details class=\"confirm\"><summary>")
+            .raw("</form></section><section aria-labelledby=\"delete-webhook\">")
+            // Its own section: deleting is not a step of rotating the secret.
+            .element("h2", &[("id", "delete-webhook")], t.delete_button)
+            .raw("<details class=\"confirm\"><summary>")
             .text(t.delete)
             .raw("</summary>")
             .element("p", &[], t.delete_confirm)
@@ -665,20 +680,36 @@ fn deliveries_table(h: &mut Html, lang: Lang, owner: bool, hook: i64, list: &[De
     for d in list {
         let http = d.response_status.map(|s| s.to_string()).unwrap_or_default();
         h.raw("<tr>");
-        widgets::time_cell(h, lang, d.created_at);
-        h.raw("<td>")
+        widgets::time_cell(h, lang, t.time, d.created_at);
+        h.open("td", &[("data-label", t.event)])
             .element("code", &[], &d.event_type)
             .raw("<br>")
             // Plain text: an id does not break, so the column keeps it on one line.
             .element("span", &[("class", "muted")], &d.event_id)
             .raw("</td>")
-            .element("td", &[("class", "num")], &d.attempt.to_string())
-            .element("td", &[], status_label(&d.status, t))
-            .element("td", &[("class", "num")], &http)
-            .element("td", &[], d.error.as_deref().unwrap_or(""));
+            .element(
+                "td",
+                &[("class", "num"), ("data-label", t.attempt)],
+                &d.attempt.to_string(),
+            )
+            .element(
+                "td",
+                &[("data-label", t.status)],
+                status_label(&d.status, t),
+            )
+            .element(
+                "td",
+                &[("class", "num"), ("data-label", t.http_status)],
+                &http,
+            )
+            .element(
+                "td",
+                &[("data-label", t.error)],
+                d.error.as_deref().unwrap_or(""),
+            );
         if owner {
             let action = format!("/app/webhooks/{hook}/events/{}/redeliver", d.event_id);
-            h.raw("<td>")
+            h.open("td", &[("data-label", t.actions)])
                 .open("form", &[("method", "post"), ("action", &action)])
                 .element(
                     "button",

@@ -49,8 +49,10 @@ pub fn secret(h: &mut Html, lang: Lang, id: &str, label: &str, secret: &str) {
         .element("p", &[("class", "note")], w.once);
 }
 
-/// The start of a table in a `.table` box, which scrolls sideways on a narrow screen: a
-/// named region that takes the keyboard's focus, so it can be scrolled without a mouse.
+/// The start of a table in a `.table` box: a named region that takes the keyboard's focus,
+/// so it can be scrolled sideways without a mouse when it is wider than the screen. Below
+/// 40rem its rows stack (`table.stack`): each cell on a line of its own, named by its
+/// `data-label`, so no column is out of sight on a phone.
 pub fn table(h: &mut Html, label: &str) {
     h.open(
         "div",
@@ -61,7 +63,7 @@ pub fn table(h: &mut Html, label: &str) {
             ("aria-label", label),
         ],
     )
-    .raw("<table>");
+    .raw("<table class=\"stack\">");
 }
 
 /// A one-line text input with its label, hint and error. `id` names the input; its hint
@@ -160,9 +162,9 @@ pub fn page_number(ctx: &Ctx) -> i64 {
 }
 
 /// A time in a table cell: `<td><time datetime="…">` as people of the language write it
-/// (the frame keeps a time on one line).
-pub fn time_cell(h: &mut Html, lang: Lang, ms: i64) {
-    h.raw("<td>")
+/// (the frame keeps a time on one line), the cell named `label` when its row stacks.
+pub fn time_cell(h: &mut Html, lang: Lang, label: &str, ms: i64) {
+    h.open("td", &[("data-label", label)])
         .element("time", &[("datetime", &iso8601(ms))], &lang.date_time(ms))
         .raw("</td>");
 }
@@ -217,10 +219,10 @@ mod tests {
     #[test]
     fn a_time_cell_says_it_for_people_and_machines() {
         let mut h = Html::default();
-        time_cell(&mut h, Lang::De, 0);
+        time_cell(&mut h, Lang::De, "Zeit", 0);
         assert_eq!(
             h.into_string(),
-            "<td><time datetime=\"1970-01-01T00:00:00.000Z\">01.01.1970 00:00 UTC</time></td>"
+            "<td data-label=\"Zeit\"><time datetime=\"1970-01-01T00:00:00.000Z\">01.01.1970 00:00 UTC</time></td>"
         );
     }
 

@@ -61,6 +61,8 @@ pub struct Caption<'a> {
     pub total: &'a str,
     /// What a chart with no points or no items says, e.g. `No data`.
     pub empty: &'a str,
+    /// The decimal mark of the page's language in the labels: `.` (`2.5`, `1.5k`) or `,`.
+    pub decimal: char,
 }
 
 /// A line chart of daily counts (`YYYY-MM-DD`, count), oldest first, as a report's
@@ -90,7 +92,7 @@ pub fn line(points: &[(String, u64)], caption: &Caption) -> Html {
     let max = points.iter().map(|(_, n)| *n).max().unwrap_or(0);
     let (top, step) = scale(max);
     let ticks: Vec<(u64, String)> = (0..=top / step)
-        .map(|i| (i * step, tick_text(i * step)))
+        .map(|i| (i * step, marked(tick_text(i * step), caption.decimal)))
         .collect();
     // Plot area, in tenths of a unit: y tick labels to the left, dates below.
     let widest_tick = ticks.iter().map(|(_, t)| width(t)).max().unwrap_or(0);
@@ -208,7 +210,10 @@ pub fn bars(items: &[(String, u64)], caption: &Caption) -> Html {
         .iter()
         .map(|(l, _)| clean(l, MAX_BAR_LABEL_WIDTH))
         .collect();
-    let values: Vec<String> = items.iter().map(|(_, n)| compact(*n)).collect();
+    let values: Vec<String> = items
+        .iter()
+        .map(|(_, n)| marked(compact(*n), caption.decimal))
+        .collect();
     let label_width = labels.iter().map(|l| width(l)).max().unwrap_or(0);
     let value_width = values.iter().map(|v| width(v)).max().unwrap_or(0);
     // In tenths: the labels' column, then the bars, then room for the longest value.
@@ -292,6 +297,15 @@ fn scale(max: u64) -> (u64, u64) {
             }
         }
         unit *= 10;
+    }
+}
+
+/// A label with the language's decimal mark (the SVG's own numbers keep `.`).
+fn marked(label: String, decimal: char) -> String {
+    if decimal == '.' {
+        label
+    } else {
+        label.replace('.', decimal.encode_utf8(&mut [0; 4]))
     }
 }
 
@@ -459,6 +473,7 @@ mod tests {
         title: "Views per day",
         total: "Total",
         empty: "No data",
+        decimal: '.',
     };
 
     /// `n` days up to 2026-11-22 with the counts `count(i)`.
@@ -783,6 +798,23 @@ mod tests {
     }
 
     #[test]
+    fn labels_take_the_languages_decimal_mark_and_coordinates_do_not() {
+        let german = Caption {
+            decimal: ',',
+            ..CAPTION
+        };
+        let svg = line(&days(7, |i| if i == 6 { 5 } else { 0 }), &german).into_string();
+        assert!(svg.contains(">2,5<"), "{svg}");
+        assert!(!svg.contains(">2.5<"), "{svg}");
+        // Coordinates stay SVG numbers.
+        assert!(svg.contains('.'), "{svg}");
+        let svg = bars(&[("mobile".into(), 1_500)], &german).into_string();
+        assert!(svg.contains(">1,5k<"), "{svg}");
+        let svg = bars(&[("mobile".into(), 1_500)], &CAPTION).into_string();
+        assert!(svg.contains(">1.5k<"), "{svg}");
+    }
+
+    #[test]
     fn hostile_labels_and_captions_are_escaped() {
         let hostile = "<script>alert(1)</script>\"'&";
         let caption = Caption {
@@ -790,6 +822,7 @@ mod tests {
             title: hostile,
             total: hostile,
             empty: hostile,
+            decimal: '.',
         };
         let items = vec![(hostile.to_string(), 3), ("ok".to_string(), 1)];
         let mut dated = days(7, |_| 1);

@@ -10,19 +10,16 @@
 // up in a browser of their own: their pages have no write controls and their posts get 403.
 // Then every page in English and German at 390 and 1280 px: a screenshot
 // (target/screenshots/app-<page>-<lang>-<width>.png) and axe-core.
-//
-// Pages not on main yet answer 404: their steps print "SKIP ... (page not on main yet)".
 
 import { mkdirSync, readFileSync } from "node:fs";
 import {
-  WIDTHS, api as call, authenticator, checkPage, checkState, fail, finish, launch, ok, seconds, serve, shots, skip,
+  WIDTHS, api as call, authenticator, checkPage, checkState, fail, finish, launch, ok, seconds, serve, shots,
   startWorker, watchExternal,
 } from "./lib.mjs";
 
 const ADMIN = `browser-admin-${process.pid}`;
 const DESKTOP = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-const NOT_YET = "(page not on main yet)";
 
 // What a member may still post: signing out and their own passkeys.
 const MEMBER_FORMS = /^\/app\/(sign-out|passkeys\/\d+\/(rename|remove))$/;
@@ -59,9 +56,9 @@ async function submit(page, locator) {
 // Opens `path`; `null` when the page answers 404 (not built yet).
 async function visit(page, base, path) {
   const r = await page.goto(`${base}${path}`, { waitUntil: "load" });
-  if (r.status() === 404) return null;
-  if (r.status() !== 200) fail(`${path}: HTTP ${r.status()}`);
-  return r;
+  if (r.status() === 200) return r;
+  fail(`${path}: HTTP ${r.status()}`);
+  return null;
 }
 
 // Cells of an RFC 4180 text: quoted cells may hold commas, quotes ("") and line breaks.
@@ -209,7 +206,7 @@ async function main() {
 
     console.log("==> Tokens: create one, use it against /api/v1, revoke it");
     if (!(await visit(page, base, "/app/tokens"))) {
-      skip(`tokens: create a token, use it against /api/v1, revoke it (401 after) ${NOT_YET}`);
+      fail(`tokens: create a token, use it against /api/v1, revoke it (401 after): the page did not answer`);
     } else {
       pages.tokens = "/app/tokens";
       const form = page.locator("form[method=post][action='/app/tokens']");
@@ -230,7 +227,7 @@ async function main() {
 
     console.log("==> Webhooks: create one to a local receiver, see its delivery");
     if (!(await visit(page, base, "/app/webhooks"))) {
-      skip(`webhooks: create one, see a delivery on its page ${NOT_YET}`);
+      fail(`webhooks: create one, see a delivery on its page: the page did not answer`);
     } else {
       pages.webhooks = "/app/webhooks";
       const form = page.locator("form[method=post][action='/app/webhooks']");
@@ -258,7 +255,7 @@ async function main() {
 
     console.log("==> Leads: the CSV downloaded and read back");
     if (!(await visit(page, base, "/app/leads"))) {
-      skip(`leads: download the CSV and read it back ${NOT_YET}`);
+      fail(`leads: download the CSV and read it back: the page did not answer`);
     } else {
       pages.leads = "/app/leads";
       const [download] = await Promise.all([page.waitForEvent("download"), page.click("a[href^='/app/leads.csv']")]);
@@ -276,7 +273,7 @@ async function main() {
 
     console.log("==> Analytics: the charts with the API's numbers");
     if (!(await visit(page, base, "/app/analytics?period=30d"))) {
-      skip(`analytics: the charts with the API's numbers ${NOT_YET}`);
+      fail(`analytics: the charts with the API's numbers: the page did not answer`);
     } else {
       pages.analytics = "/app/analytics?period=30d";
       // Six charts (views and clicks per day; devices, countries, referrers, clicks by
@@ -296,7 +293,7 @@ async function main() {
     }
     for (const [name, path] of [["cards", "/app/cards"], ["security", "/app/security"]]) {
       if (await visit(page, base, path)) pages[name] = path;
-      else skip(`${name}: screenshots and axe ${NOT_YET}`);
+      else fail(`${name}: screenshots and axe: the page did not answer`);
     }
 
     console.log("==> the member: their own browser and passkey; no write controls; posts refused");

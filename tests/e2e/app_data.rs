@@ -138,7 +138,9 @@ fn the_leads_page_lists_newest_first_in_pages_filtered_by_card_and_address() {
     // Each lead's fields and its card.
     assert!(first.body.contains("<th scope=\"row\">Mixed Case</th>"));
     assert!(first.body.contains(
-        "<td>+49 30 1234</td><td class=\"wide\">Call me, please</td><td>lead_form</td><td>Page Two</td>"
+        "<td data-label=\"Phone\">+49 30 1234</td>\
+         <td class=\"wide\" data-label=\"Message\">Call me, please</td>\
+         <td data-label=\"Source\">lead_form</td><td data-label=\"Card\">Page Two</td>"
     ));
     assert!(first.body.contains("<time datetime=\"20"));
 

@@ -161,7 +161,9 @@ fn a_token_made_on_the_page_works_with_exactly_its_scopes_and_is_shown_once() {
     assert_eq!(again.status, 200);
     assert!(!again.body.contains(&token) && !again.body.contains("new-token"));
     assert!(again.body.contains("CRM sync"));
-    assert!(again.body.contains("<td>cards:read, leads:read</td>"));
+    assert!(again
+        .body
+        .contains("<td data-label=\"Scopes\">cards:read, leads:read</td>"));
 }
 
 #[test]
@@ -174,7 +176,8 @@ fn a_token_revoked_on_the_page_is_refused_at_once() {
         .body
         .contains("<details class=\"confirm\"><summary>Revoke…</summary>"));
     assert!(
-        page.body.contains("<td>never</td>"),
+        page.body
+            .contains("<td data-label=\"Last used\">never</td>"),
         "not used yet: {}",
         page.body
     );
@@ -449,7 +452,10 @@ fn the_security_log_shows_each_change_with_its_member_and_no_address() {
     let rows: Vec<&str> = body.split("<tr>").skip(2).collect();
     let row = |what: &str, detail: &str| {
         rows.iter()
-            .find(|r| r.contains(&format!("<td>{what}</td>")) && r.contains(detail))
+            .find(|r| {
+                r.contains(&format!("<td data-label=\"What happened\">{what}</td>"))
+                    && r.contains(detail)
+            })
             .unwrap_or_else(|| panic!("no row {what} {detail}: {body}"))
             .to_string()
     };
@@ -460,7 +466,9 @@ fn the_security_log_shows_each_change_with_its_member_and_no_address() {
     assert!(row("Webhook secret rotated", "https://hooks.example.com/logged").contains(me));
     assert!(row("Webhook deleted", "https://hooks.example.com/logged").contains(me));
     assert!(row("Webhook created", "https://hooks.example.com/api").contains("token “e2e”"));
-    assert!(row("API token created", "<td>e2e</td>").contains("the operator"));
+    assert!(
+        row("API token created", "<td data-label=\"Detail\">e2e</td>").contains("the operator")
+    );
     // Newest first, and no client address (the dev server's clients are 127.0.0.1).
     let created = body.find("https://hooks.example.com/api").unwrap();
     let signed_in = body.find("by accepting an invite").unwrap();
