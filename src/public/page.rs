@@ -893,6 +893,28 @@ mod tests {
     }
 
     #[test]
+    fn wallet_buttons_follow_the_configuration_and_the_language() {
+        let c = card("[]");
+        let page = |lang: &str, apple: bool, google: bool| {
+            let wallets = Offered { apple, google };
+            card_page(&c, lang, "u", None, Form::Blank, None, wallets).html
+        };
+        assert!(page("de", true, true).contains(
+            "<a class=\"save\" href=\"/c/ada/vcard\">Kontakt speichern</a>\
+             <p class=\"wallet\"><a href=\"/c/ada/wallet.pkpass\" rel=\"nofollow\">Zu Apple \
+             Wallet hinzufügen</a><a href=\"/c/ada/wallet/google\" rel=\"nofollow\">Zu Google \
+             Wallet hinzufügen</a></p>"
+        ));
+        let google_only = page("fr", false, true);
+        assert!(google_only.contains(
+            "<p class=\"wallet\"><a href=\"/c/ada/wallet/google\" rel=\"nofollow\">Ajouter à \
+             Google Wallet</a></p>"
+        ));
+        assert!(!google_only.contains("wallet.pkpass"));
+        assert!(!page("en", false, false).contains("class=\"wallet\""));
+    }
+
+    #[test]
     fn consent_box_is_required_unticked_and_localised() {
         let c = card("[]");
         let html = card_page(

@@ -64,10 +64,17 @@ pub fn element(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
 }
 
 /// A SET OF (or an IMPLICIT-tagged one): DER orders the elements by their encodings.
-pub fn set_of(tag: u8, mut items: Vec<Vec<u8>>) -> Vec<u8> {
-    items.sort();
-    let parts: Vec<&[u8]> = items.iter().map(Vec::as_slice).collect();
-    element(tag, &parts)
+pub fn set_of(tag: u8, items: Vec<Vec<u8>>) -> Vec<u8> {
+    // An insertion sort: there are two or three, and `sort` brings 3 KB of wasm.
+    let mut sorted: Vec<&[u8]> = Vec::with_capacity(items.len());
+    for item in &items {
+        let at = sorted
+            .iter()
+            .position(|s| *s > item.as_slice())
+            .unwrap_or(sorted.len());
+        sorted.insert(at, item);
+    }
+    element(tag, &sorted)
 }
 
 /// A non-negative INTEGER from big-endian magnitude bytes (an ECDSA `r` or `s`): leading
@@ -91,17 +98,23 @@ pub fn time(ms: i64) -> Vec<u8> {
     let secs = ms.div_euclid(1000);
     let (y, mo, d) = crate::domain::time::civil_from_days(secs.div_euclid(86_400));
     let s = secs.rem_euclid(86_400);
-    let rest = format!(
-        "{mo:02}{d:02}{:02}{:02}{:02}Z",
+    let utc = (1950..2050).contains(&y);
+    // Two digits each: century (GeneralizedTime only), year, month, day, hour, minute, second.
+    let fields = [
+        y / 100,
+        y % 100,
+        mo.into(),
+        d.into(),
         s / 3600,
         s / 60 % 60,
-        s % 60
-    );
-    if (1950..2050).contains(&y) {
-        element(UTC_TIME, &[format!("{:02}{rest}", y % 100).as_bytes()])
-    } else {
-        element(GENERALIZED_TIME, &[format!("{y:04}{rest}").as_bytes()])
+        s % 60,
+    ];
+    let mut text = Vec::with_capacity(15);
+    for n in &fields[usize::from(utc)..] {
+        text.extend_from_slice(&[b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8]);
     }
+    text.push(b'Z');
+    element(if utc { UTC_TIME } else { GENERALIZED_TIME }, &[&text])
 }
 
 /// One element read from DER: its tag, its content, and the whole of it as encoded.
@@ -180,23 +193,24 @@ pub fn magnitude(content: &[u8]) -> &[u8] {
 /// Unix milliseconds of a UTCTime or GeneralizedTime element (`Z` form only, as RFC 5280
 /// requires of certificates).
 pub fn read_time(t: Tlv) -> Option<i64> {
-    let text = std::str::from_utf8(t.content).ok()?;
-    let digits = text.strip_suffix('Z')?;
-    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let digits = t.content.strip_suffix(b"Z")?;
+    if !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let (year, rest) = match (t.tag, digits.len()) {
+    // The two digits at `i`, as a number.
+    let two = |i: usize| -> Option<i64> {
+        let pair = digits.get(i..i + 2)?;
+        Some(i64::from(pair[0] - b'0') * 10 + i64::from(pair[1] - b'0'))
+    };
+    let (year, at) = match (t.tag, digits.len()) {
         (UTC_TIME, 12) => {
-            let yy: i64 = digits.get(..2)?.parse().ok()?;
-            (
-                if yy < 50 { 2000 + yy } else { 1900 + yy },
-                digits.get(2..)?,
-            )
+            let yy = two(0)?;
+            (if yy < 50 { 2000 + yy } else { 1900 + yy }, 2)
         }
-        (GENERALIZED_TIME, 14) => (digits.get(..4)?.parse().ok()?, digits.get(4..)?),
+        (GENERALIZED_TIME, 14) => (two(0)? * 100 + two(2)?, 4),
         _ => return None,
     };
-    let n = |i: usize| -> Option<i64> { rest.get(i..i + 2)?.parse().ok() };
+    let n = |i: usize| two(at + i);
     let (month, day) = (n(0)?, n(2)?);
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;

@@ -31,12 +31,20 @@ pub fn decode(text: &str, label: &str) -> Result<Vec<u8>, PemError> {
         .ok_or(PemError::NoBlock {
             found: Some(label.to_string()),
         })?;
-    let compact: String = body
-        .replace("\\n", "")
-        .replace("\\r", "")
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
+    let mut compact = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // A line break written as the escape `\n` (or `\r`). Base64 has no backslash, so
+            // any other one is kept, and the block is then no base64.
+            '\\' => match chars.next() {
+                Some('n' | 'r') => {}
+                _ => compact.push('\\'),
+            },
+            c if c.is_ascii_whitespace() => {}
+            c => compact.push(c),
+        }
+    }
     match base64_decode(&compact) {
         Some(bytes) if !bytes.is_empty() => Ok(bytes),
         _ => Err(PemError::NotBase64),
@@ -89,6 +97,13 @@ mod tests {
         assert_eq!(
             decode(
                 "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----",
+                "CERTIFICATE"
+            ),
+            Err(PemError::NotBase64)
+        );
+        assert_eq!(
+            decode(
+                "-----BEGIN CERTIFICATE-----\\nAA\\xEC\\n-----END CERTIFICATE-----",
                 "CERTIFICATE"
             ),
             Err(PemError::NotBase64)
