@@ -301,7 +301,7 @@ async fn serve(
                     q.get("src").map(String::as_str),
                     if sent { Form::Sent } else { Form::Blank },
                     privacy.as_deref(),
-                    wallet::offered(app),
+                    ops::wallet::offered(app),
                 ),
             ))
         }
@@ -485,7 +485,7 @@ async fn lead(
                 src.as_deref(),
                 Form::Invalid(&form),
                 privacy.as_deref(),
-                wallet::offered(app),
+                ops::wallet::offered(app),
             );
             return Ok(card_html(422, page));
         }
