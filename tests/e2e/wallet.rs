@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::app::owner;
 use crate::harness::{call, post_lead, server, Lead, Server, Tenant, ADMIN_TOKEN, BROWSER};
 
 /// The identity (certificates, keys and `wallet.vars`), made once per test run.
@@ -457,6 +458,71 @@ fn without_configuration_both_routes_are_404() {
     assert_eq!(get(w, "/c/no-such-card-here/wallet.pkpass").status, 404);
 }
 
+/// An owner signed in to the account area of `s`, with an API token for their cards.
+fn area_owner(s: &Server, seed: u8) -> (Tenant<'_>, crate::app::Browser<'_>) {
+    let (account, browser, _) = owner(s, seed);
+    let token = s.token(account, &["cards:write", "analytics:read"]);
+    let tenant = Tenant {
+        server: s,
+        account,
+        token,
+    };
+    (tenant, browser)
+}
+
+/// The account area's Cards page offers both wallets for an active card (not for a
+/// draft, whose pass would be 404), in English and German; its links give the pass.
+/// Without configuration it offers none.
+#[test]
+fn the_account_areas_cards_page_offers_the_wallets() {
+    let s = wallet_server();
+    let (t, mut b) = area_owner(s, 141);
+    let c = ada(&t, json!({}));
+    let slug = c["slug"].as_str().unwrap();
+    let draft = ada(&t, json!({"first_name": "Draft"}));
+    let r = t.send(
+        "PATCH",
+        &format!("/cards/{}", draft["id"]),
+        &json!({"status": "draft"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let page = b.get("/app/cards");
+    assert_eq!(page.status, 200, "{}", page.body);
+    for link in [
+        format!(
+            "<a href=\"/c/{slug}/wallet.pkpass\" aria-label=\"Add to Apple Wallet: Ada \
+             Lovelace\">Add to Apple Wallet</a>"
+        ),
+        format!(
+            "<a href=\"/c/{slug}/wallet/google\" aria-label=\"Add to Google Wallet: Ada \
+             Lovelace\">Add to Google Wallet</a>"
+        ),
+    ] {
+        assert!(page.body.contains(&link), "{link}\n{}", page.body);
+    }
+    let draft_slug = draft["slug"].as_str().unwrap();
+    assert!(!page.body.contains(&format!("/c/{draft_slug}/wallet")));
+    assert_eq!(
+        get(s, &format!("/c/{draft_slug}/wallet.pkpass")).status,
+        404
+    );
+    b.lang = "de-DE,de;q=0.9";
+    let de = b.get("/app/cards").body;
+    assert!(de.contains(">Zu Apple Wallet hinzufügen</a>"), "{de}");
+    assert!(de.contains(">Zu Google Wallet hinzufügen</a>"), "{de}");
+    let pass = get(s, &format!("/c/{slug}/wallet.pkpass"));
+    assert_eq!(pass.status, 200);
+    unzip_and_check(&pass.body, "pass-area");
+    assert_eq!(get(s, &format!("/c/{slug}/wallet/google")).status, 302);
+
+    let (t, mut b) = area_owner(server(), 142);
+    ada(&t, json!({}));
+    let page = b.get("/app/cards");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("/vcard\""), "the card is listed");
+    assert!(!page.body.contains("Wallet"), "{}", page.body);
+}
+
 /// The lines of a server's log that contain `needle` (waiting up to 10 s for the first).
 fn log_lines(s: &Server, needle: &str) -> Vec<String> {
     let started = Instant::now();
@@ -503,6 +569,13 @@ fn an_expired_certificate_and_a_malformed_key_are_404_and_logged_once() {
     assert!(
         !page.contains("wallet/google"),
         "no Google button after the refusal"
+    );
+    let (t, mut b) = area_owner(&s, 143);
+    ada(&t, json!({}));
+    let cards = b.get("/app/cards").body;
+    assert!(
+        cards.contains("/vcard\"") && !cards.contains("Wallet"),
+        "{cards}"
     );
     let expired = log_lines(&s, "wallet: APPLE_PASS_CERT");
     assert_eq!(expired.len(), 1, "{expired:?}");
@@ -551,6 +624,13 @@ fn a_key_that_does_not_match_the_certificate_is_404_and_logged_once() {
         "no Apple button once refused"
     );
     assert!(page.contains("wallet/google"));
+    let (t, mut b) = area_owner(&s, 144);
+    ada(&t, json!({}));
+    let cards = b.get("/app/cards").body;
+    assert!(
+        cards.contains("Add to Google Wallet") && !cards.contains("Apple"),
+        "{cards}"
+    );
     let lines = log_lines(&s, "wallet: APPLE_PASS_KEY");
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
