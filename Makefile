@@ -35,7 +35,7 @@ VOBJECT_VERSION := 0.9.9
 SCIM2_TESTER_VERSION := 0.5.2
 SCIM2_CLI_VERSION := 0.6.0
 
-.PHONY: help tools build record-size size-top dev seed smoke deploy test unit-e2e unit lint fmt migrate-local contract browser config-check bench geo move-time clean
+.PHONY: help tools build record-size size-top dev wallet-dev seed smoke deploy test unit-e2e unit lint fmt migrate-local contract browser config-check bench geo move-time clean
 
 help:
 	@echo "make dev    install what is missing, build, migrate local D1, serve on 127.0.0.1:$(PORT)"
@@ -111,11 +111,17 @@ size-top: build
 	      -e "s/^TOKEN_PEPPER=.*/TOKEN_PEPPER=$$(rand)/" .dev.vars.example > .dev.vars
 	@echo "==> created .dev.vars with random ADMIN_TOKEN, VISITOR_SALT and TOKEN_PEPPER"
 
+# A local wallet signing identity (README, "Wallet passes"), made with openssl when
+# .dev.vars has none: its vars and secrets into .dev.vars, root.pem and google-public.pem
+# (to verify what the worker signs) into target/wallet-dev/. Both are git-ignored.
+wallet-dev: .dev.vars
+	@scripts/wallet-dev.sh --dev-vars .dev.vars target/wallet-dev
+
 migrate-local: tools
 	@echo "==> applying D1 migrations to the local directory and shards"
 	@scripts/migrate-local.sh --persist-to $(DEV_STATE)
 
-dev: tools build .dev.vars migrate-local
+dev: tools build .dev.vars wallet-dev migrate-local
 	@admin=$$(grep '^ADMIN_TOKEN=' .dev.vars | cut -d= -f2-); \
 	echo ""; \
 	echo "==> serving on http://127.0.0.1:$(PORT)"; \

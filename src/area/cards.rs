@@ -1,6 +1,8 @@
 //! Cards (account-area.md 2): the account's cards, most recently updated first, with their
 //! name, status, language and last change, and links to each one's public page, QR code and
-//! vCard. Cards are made and changed through the API; this page only shows them.
+//! vCard, and, when wallet passes are configured (wallet.md), "Add to Apple Wallet" and
+//! "Add to Google Wallet" for the cards whose page is up. Cards are made and changed
+//! through the API; this page only shows them.
 
 use worker::Response;
 
@@ -10,8 +12,10 @@ use super::{Ctx, Signed};
 use crate::domain::html::Html;
 use crate::domain::pagination::Page;
 use crate::domain::time::iso8601;
+use crate::domain::wallet::{apple_path, google_path, Offered};
 use crate::http::error::ApiResult;
 use crate::http::App;
+use crate::ops;
 use crate::store::cards::{self, CardLine};
 
 texts! {
@@ -25,6 +29,8 @@ texts! {
         public_page: "Public page" / "Öffentliche Seite",
         qr: "QR code" / "QR-Code",
         vcard: "vCard" / "vCard",
+        apple_wallet: "Add to Apple Wallet" / "Zu Apple Wallet hinzufügen",
+        google_wallet: "Add to Google Wallet" / "Zu Google Wallet hinzufügen",
         active: "Active" / "Aktiv",
         draft: "Draft" / "Entwurf",
         archived: "Archived" / "Archiviert",
@@ -67,7 +73,7 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
         h.element("p", &[], t.none);
     } else {
         h.element("p", &[("class", "muted")], &format!("{} {total}", t.count));
-        table(&mut h, ctx.lang, &lines);
+        table(&mut h, ctx.lang, &lines, ops::wallet::offered(app));
         let last = at.meta(total).last_page;
         pager(&mut h, ctx.lang, at.page, last, |p| {
             format!("/app/cards?page={p}")
@@ -77,7 +83,7 @@ pub async fn page(app: &App, ctx: &Ctx, s: &Signed) -> ApiResult<Response> {
     Ok(ctx.page(c.cards, Nav::Cards, h, Some(s)))
 }
 
-fn table(h: &mut Html, lang: Lang, lines: &[CardLine]) {
+fn table(h: &mut Html, lang: Lang, lines: &[CardLine], wallets: Offered) {
     let t = CardsText::of(lang);
     h.raw("<div class=\"table\"><table><caption class=\"muted\">")
         .text(t.caption)
@@ -103,14 +109,25 @@ fn table(h: &mut Html, lang: Lang, lines: &[CardLine]) {
                 &lang.date_time(card.updated_at),
             )
             .raw("</td><td>");
-        for (i, (label, href)) in [
-            (t.public_page, public.clone()),
-            (t.qr, format!("{public}/qr.svg")),
-            (t.vcard, format!("{public}/vcard")),
-        ]
-        .iter()
-        .enumerate()
-        {
+        // A pass is only had from a card whose page is up: a draft's would be a 404.
+        let active = card.status == "active";
+        let links = [
+            (t.public_page, public.clone(), true),
+            (t.qr, format!("{public}/qr.svg"), true),
+            (t.vcard, format!("{public}/vcard"), true),
+            (
+                t.apple_wallet,
+                apple_path(&card.slug),
+                active && wallets.apple,
+            ),
+            (
+                t.google_wallet,
+                google_path(&card.slug),
+                active && wallets.google,
+            ),
+        ];
+        let shown = links.iter().filter(|(_, _, shown)| *shown);
+        for (i, (label, href, _)) in shown.enumerate() {
             if i > 0 {
                 h.raw(" · ");
             }
@@ -148,6 +165,11 @@ mod tests {
         }
     }
 
+    const NO_WALLET: Offered = Offered {
+        apple: false,
+        google: false,
+    };
+
     #[test]
     fn every_card_has_its_three_links_and_its_status_in_the_language() {
         let mut h = Html::default();
@@ -158,6 +180,7 @@ mod tests {
                 line(1, "ada-lovelace", "Ada <Lovelace>", "draft"),
                 line(2, "alan-turing", "Alan Turing", "active"),
             ],
+            NO_WALLET,
         );
         let html = h.into_string();
         for href in [
@@ -174,6 +197,33 @@ mod tests {
         assert!(html.contains("aria-label=\"QR-Code: Alan Turing\""));
         assert!(html.contains("<td>Entwurf</td>") && html.contains("<td>Aktiv</td>"));
         assert!(html.contains("<time datetime=\"2026-11-22T14:43:16.123Z\">22.11.2026 14:43 UTC"));
+        assert!(!html.contains("wallet"));
+    }
+
+    #[test]
+    fn wallet_links_follow_the_configuration_the_status_and_the_language() {
+        let lines = [
+            line(1, "ada-lovelace", "Ada Lovelace", "active"),
+            line(2, "alan-turing", "Alan Turing", "draft"),
+        ];
+        let html = |lang, apple, google| {
+            let mut h = Html::default();
+            table(&mut h, lang, &lines, Offered { apple, google });
+            h.into_string()
+        };
+        let both = html(Lang::En, true, true);
+        assert!(both.contains(
+            "<a href=\"/c/ada-lovelace/vcard\" aria-label=\"vCard: Ada Lovelace\">vCard</a> · \
+             <a href=\"/c/ada-lovelace/wallet.pkpass\" aria-label=\"Add to Apple Wallet: Ada \
+             Lovelace\">Add to Apple Wallet</a> · <a href=\"/c/ada-lovelace/wallet/google\" \
+             aria-label=\"Add to Google Wallet: Ada Lovelace\">Add to Google Wallet</a></td>"
+        ));
+        // The draft's page is 404, and so would its passes be.
+        assert!(!both.contains("alan-turing/wallet"));
+        let de = html(Lang::De, false, true);
+        assert!(de.contains(">Zu Google Wallet hinzufügen</a>"));
+        assert!(!de.contains("wallet.pkpass") && !de.contains("Apple"));
+        assert!(html(Lang::De, true, false).contains(">Zu Apple Wallet hinzufügen</a>"));
     }
 
     #[test]

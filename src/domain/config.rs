@@ -5,6 +5,7 @@
 
 use super::region::Topology;
 use super::time::DAY_MS;
+use super::wallet;
 use super::webhook::RetrySchedule;
 use super::weburl::parse_http;
 
@@ -77,6 +78,10 @@ pub struct Config {
     /// `MOVE_FAULT=drop-row` (tests only): a move leaves one lead out of its copy, so the
     /// count check before the switch fails it.
     pub move_drops_a_row: bool,
+    /// Wallet passes (wallet.md): `APPLE_*` and `GOOGLE_WALLET_*`, checked when a wallet
+    /// route or a card page first needs them (`wallet::Settings::identities`). The two
+    /// private keys are not read here: WebCrypto takes them from their secrets.
+    pub wallet: wallet::Settings,
 }
 
 pub const DEFAULT_MOVE_BATCH_ROWS: i64 = 100;
@@ -262,6 +267,7 @@ impl Config {
                 false
             }
         };
+        let wallet = wallet::Settings::read(&get, bindings);
         let config = Config {
             public_base_url,
             rate_limit_per_minute: rate_limit_per_minute as u32,
@@ -284,6 +290,7 @@ impl Config {
             move_step_ms,
             move_grace_ms,
             move_drops_a_row,
+            wallet,
         };
         (config, problems)
     }

@@ -94,6 +94,10 @@ fn button_style(s: &str) -> Option<ButtonStyle> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
+/// The accent of every template when `accent_color` is unset: a blue that reads on white
+/// (the page's buttons, the wallet passes' background).
+pub const DEFAULT_ACCENT: Rgb = Rgb(0x25, 0x63, 0xeb);
+
 impl Rgb {
     pub const BLACK: Rgb = Rgb(0, 0, 0);
     pub const WHITE: Rgb = Rgb(255, 255, 255);

@@ -76,7 +76,8 @@ impl Lead {
 }
 
 /// Sources a card page can be opened with (`?src=`); anything else is the plain form.
-pub const SOURCES: [&str; 4] = ["qr", "nfc", "email_signature", "link"];
+/// `wallet`: the QR code of a wallet pass (wallet.md 3).
+pub const SOURCES: [&str; 5] = ["qr", "nfc", "email_signature", "link", "wallet"];
 
 pub fn source(src: Option<&str>) -> &'static str {
     src.and_then(|s| SOURCES.iter().find(|x| **x == s).copied())
@@ -206,6 +207,7 @@ mod tests {
     fn sources() {
         assert_eq!(source(Some("qr")), "qr");
         assert_eq!(source(Some("email_signature")), "email_signature");
+        assert_eq!(source(Some("wallet")), "wallet");
         assert_eq!(source(Some("evil")), "lead_form");
         assert_eq!(source(None), "lead_form");
     }

@@ -36,6 +36,7 @@ pub mod time;
 pub mod token;
 pub mod useragent;
 pub mod validation;
+pub mod wallet;
 pub mod webauthn;
 pub mod webhook;
 pub mod weburl;

@@ -12,6 +12,7 @@ pub mod cards;
 pub mod leads;
 pub mod members;
 pub mod tokens;
+pub mod wallet;
 pub mod webhooks;
 
 use crate::domain::principal::Principal;

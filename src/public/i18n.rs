@@ -28,6 +28,9 @@ pub struct Strings {
     pub consent_required: &'static str,
     pub show_qr: &'static str,
     pub qr_label: &'static str,
+    /// The wallet buttons (wallet.md 3), worded as Apple's and Google's localised badges.
+    pub add_to_apple_wallet: &'static str,
+    pub add_to_google_wallet: &'static str,
     /// Lead-form validation messages ([`form_error`]).
     pub form: FormErrors,
 }
@@ -70,6 +73,8 @@ pub enum Text {
     ConsentRequired,
     ShowQr,
     QrLabel,
+    AddToAppleWallet,
+    AddToGoogleWallet,
 }
 
 impl Strings {
@@ -98,6 +103,8 @@ impl Strings {
             Text::ConsentRequired => self.consent_required,
             Text::ShowQr => self.show_qr,
             Text::QrLabel => self.qr_label,
+            Text::AddToAppleWallet => self.add_to_apple_wallet,
+            Text::AddToGoogleWallet => self.add_to_google_wallet,
         }
     }
 }
@@ -126,6 +133,8 @@ const EN: Strings = Strings {
     consent_required: "Please agree to the storage of your details to send your message.",
     show_qr: "Show QR code",
     qr_label: "QR code of this card",
+    add_to_apple_wallet: "Add to Apple Wallet",
+    add_to_google_wallet: "Add to Google Wallet",
     form: FormErrors {
         required: "{label} is required.",
         string: "{label} must be text.",
@@ -158,6 +167,8 @@ const DE: Strings = Strings {
     consent_required: "Bitte stimmen Sie der Speicherung Ihrer Angaben zu, um Ihre Nachricht zu senden.",
     show_qr: "QR-Code anzeigen",
     qr_label: "QR-Code dieser Karte",
+    add_to_apple_wallet: "Zu Apple Wallet hinzufügen",
+    add_to_google_wallet: "Zu Google Wallet hinzufügen",
     form: FormErrors {
         required: "Bitte füllen Sie das Feld „{label}“ aus.",
         string: "Das Feld „{label}“ muss Text enthalten.",
@@ -191,6 +202,8 @@ const BG: Strings = Strings {
         "Моля, дайте съгласие за съхраняването на данните ви, за да изпратите съобщението си.",
     show_qr: "Покажи QR код",
     qr_label: "QR код на тази визитка",
+    add_to_apple_wallet: "Добави в Apple Wallet",
+    add_to_google_wallet: "Добавяне към Google Wallet",
     form: FormErrors {
         required: "Полето „{label}“ е задължително.",
         string: "Полето „{label}“ трябва да съдържа текст.",
@@ -223,6 +236,8 @@ const CS: Strings = Strings {
     consent_required: "Pro odeslání zprávy prosím souhlaste s uložením svých údajů.",
     show_qr: "Zobrazit QR kód",
     qr_label: "QR kód této vizitky",
+    add_to_apple_wallet: "Přidat do Apple Wallet",
+    add_to_google_wallet: "Přidat do Google Wallet",
     form: FormErrors {
         required: "Pole „{label}“ je povinné.",
         string: "Pole „{label}“ musí obsahovat text.",
@@ -256,6 +271,8 @@ const DA: Strings = Strings {
         "Du skal acceptere, at dine oplysninger gemmes, for at kunne sende din besked.",
     show_qr: "Vis QR-kode",
     qr_label: "QR-kode til dette kort",
+    add_to_apple_wallet: "Føj til Apple Wallet",
+    add_to_google_wallet: "Føj til Google Wallet",
     form: FormErrors {
         required: "Feltet »{label}« skal udfyldes.",
         string: "Feltet »{label}« skal indeholde tekst.",
@@ -289,6 +306,8 @@ const EL: Strings = Strings {
         "Για να στείλετε το μήνυμά σας, συμφωνήστε με την αποθήκευση των στοιχείων σας.",
     show_qr: "Εμφάνιση κωδικού QR",
     qr_label: "Κωδικός QR αυτής της κάρτας",
+    add_to_apple_wallet: "Προσθήκη στο Apple Wallet",
+    add_to_google_wallet: "Προσθήκη στο Google Wallet",
     form: FormErrors {
         required: "Το πεδίο «{label}» είναι υποχρεωτικό.",
         string: "Το πεδίο «{label}» πρέπει να περιέχει κείμενο.",
@@ -321,6 +340,8 @@ const ES: Strings = Strings {
     consent_required: "Acepta el almacenamiento de tus datos para enviar tu mensaje.",
     show_qr: "Mostrar código QR",
     qr_label: "Código QR de esta tarjeta",
+    add_to_apple_wallet: "Añadir a Apple Wallet",
+    add_to_google_wallet: "Añadir a Google Wallet",
     form: FormErrors {
         required: "El campo «{label}» es obligatorio.",
         string: "El campo «{label}» debe contener texto.",
@@ -354,6 +375,8 @@ const FR: Strings = Strings {
         "Veuillez accepter l'enregistrement de vos données pour envoyer votre message.",
     show_qr: "Afficher le code QR",
     qr_label: "Code QR de cette carte",
+    add_to_apple_wallet: "Ajouter à Apple Wallet",
+    add_to_google_wallet: "Ajouter à Google Wallet",
     form: FormErrors {
         required: "Le champ « {label} » est obligatoire.",
         string: "Le champ « {label} » doit contenir du texte.",
@@ -386,6 +409,8 @@ const HR: Strings = Strings {
     consent_required: "Molimo prihvatite pohranu svojih podataka kako biste poslali poruku.",
     show_qr: "Prikaži QR kod",
     qr_label: "QR kod ove posjetnice",
+    add_to_apple_wallet: "Dodaj u Apple Wallet",
+    add_to_google_wallet: "Dodaj u Google Wallet",
     form: FormErrors {
         required: "Polje „{label}” je obavezno.",
         string: "Polje „{label}” mora sadržavati tekst.",
@@ -418,6 +443,8 @@ const HU: Strings = Strings {
     consent_required: "Kérjük, járuljon hozzá adatai tárolásához az üzenet elküldéséhez.",
     show_qr: "QR-kód megjelenítése",
     qr_label: "A névjegy QR-kódja",
+    add_to_apple_wallet: "Hozzáadás az Apple Wallethez",
+    add_to_google_wallet: "Hozzáadás a Google Wallethez",
     form: FormErrors {
         required: "{label}: kötelező mező.",
         string: "{label}: csak szöveg adható meg.",
@@ -450,6 +477,8 @@ const IT: Strings = Strings {
     consent_required: "Per inviare il messaggio, acconsenti alla conservazione dei tuoi dati.",
     show_qr: "Mostra codice QR",
     qr_label: "Codice QR di questo biglietto",
+    add_to_apple_wallet: "Aggiungi a Apple Wallet",
+    add_to_google_wallet: "Aggiungi a Google Wallet",
     form: FormErrors {
         required: "Il campo «{label}» è obbligatorio.",
         string: "Il campo «{label}» deve contenere del testo.",
@@ -483,6 +512,8 @@ const NL: Strings = Strings {
     consent_required: "Ga akkoord met het opslaan van je gegevens om je bericht te versturen.",
     show_qr: "QR-code tonen",
     qr_label: "QR-code van dit visitekaartje",
+    add_to_apple_wallet: "Voeg toe aan Apple Wallet",
+    add_to_google_wallet: "Toevoegen aan Google Wallet",
     form: FormErrors {
         required: "Het veld ‘{label}’ is verplicht.",
         string: "Het veld ‘{label}’ moet tekst bevatten.",
@@ -515,6 +546,8 @@ const PL: Strings = Strings {
     consent_required: "Aby wysłać wiadomość, wyraź zgodę na przechowywanie swoich danych.",
     show_qr: "Pokaż kod QR",
     qr_label: "Kod QR tej wizytówki",
+    add_to_apple_wallet: "Dodaj do Apple Wallet",
+    add_to_google_wallet: "Dodaj do Portfela Google",
     form: FormErrors {
         required: "Pole „{label}” jest wymagane.",
         string: "Pole „{label}” musi zawierać tekst.",
@@ -547,6 +580,8 @@ const PT: Strings = Strings {
     consent_required: "Aceite o armazenamento dos seus dados para enviar a sua mensagem.",
     show_qr: "Mostrar o código QR",
     qr_label: "Código QR deste cartão",
+    add_to_apple_wallet: "Adicionar à Apple Wallet",
+    add_to_google_wallet: "Adicionar à Google Wallet",
     form: FormErrors {
         required: "O campo «{label}» é obrigatório.",
         string: "O campo «{label}» deve conter texto.",
@@ -580,6 +615,8 @@ const RO: Strings = Strings {
         "Pentru a trimite mesajul, te rugăm să fii de acord cu stocarea datelor tale.",
     show_qr: "Afișează codul QR",
     qr_label: "Codul QR al acestei cărți de vizită",
+    add_to_apple_wallet: "Adaugă în Apple Wallet",
+    add_to_google_wallet: "Adaugă în Google Wallet",
     form: FormErrors {
         required: "Câmpul „{label}” este obligatoriu.",
         string: "Câmpul „{label}” trebuie să conțină text.",
@@ -612,6 +649,8 @@ const SK: Strings = Strings {
     consent_required: "Na odoslanie správy prosím súhlaste s uložením svojich údajov.",
     show_qr: "Zobraziť QR kód",
     qr_label: "QR kód tejto vizitky",
+    add_to_apple_wallet: "Pridať do Apple Wallet",
+    add_to_google_wallet: "Pridať do Google Wallet",
     form: FormErrors {
         required: "Pole „{label}“ je povinné.",
         string: "Pole „{label}“ musí obsahovať text.",
@@ -644,6 +683,8 @@ const SL: Strings = Strings {
     consent_required: "Če želite poslati sporočilo, se strinjajte s shranjevanjem svojih podatkov.",
     show_qr: "Prikaži kodo QR",
     qr_label: "Koda QR te vizitke",
+    add_to_apple_wallet: "Dodaj v Apple Wallet",
+    add_to_google_wallet: "Dodaj v Google Wallet",
     form: FormErrors {
         required: "Polje »{label}« je obvezno.",
         string: "Polje »{label}« mora vsebovati besedilo.",
@@ -676,6 +717,8 @@ const SV: Strings = Strings {
     consent_required: "Godkänn att dina uppgifter sparas för att skicka ditt meddelande.",
     show_qr: "Visa QR-kod",
     qr_label: "QR-kod för detta kort",
+    add_to_apple_wallet: "Lägg till i Apple Wallet",
+    add_to_google_wallet: "Lägg till i Google Wallet",
     form: FormErrors {
         required: "Fältet ”{label}” måste fyllas i.",
         string: "Fältet ”{label}” måste innehålla text.",
@@ -708,6 +751,8 @@ const UK: Strings = Strings {
     consent_required: "Щоб надіслати повідомлення, погодьтеся на зберігання своїх даних.",
     show_qr: "Показати QR-код",
     qr_label: "QR-код цієї візитки",
+    add_to_apple_wallet: "Додати в Apple Wallet",
+    add_to_google_wallet: "Додати в Google Гаманець",
     form: FormErrors {
         required: "Поле «{label}» обов'язкове для заповнення.",
         string: "Поле «{label}» має містити текст.",
@@ -818,6 +863,8 @@ mod tests {
             Text::ConsentRequired,
             Text::ShowQr,
             Text::QrLabel,
+            Text::AddToAppleWallet,
+            Text::AddToGoogleWallet,
         ] {
             let mut seen = std::collections::HashSet::new();
             for lang in LANGUAGES {

@@ -8,6 +8,7 @@ pub mod page;
 pub mod qr;
 pub mod tracking;
 pub mod vcard;
+pub mod wallet;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -216,6 +217,9 @@ pub enum PublicRoute {
     /// A click on one of the card's links (`/c/{slug}/go/{kind}`).
     Go(String, String),
     Lead(String),
+    /// The card's Apple Wallet pass and its Google Wallet save link (wallet.md).
+    ApplePass(String),
+    GooglePass(String),
 }
 
 /// The slug hole of a path.
@@ -257,6 +261,14 @@ const PATHS: &[Path<PublicRoute>] = &[
         segs: &[Hole, Lit("leads")],
         methods: &[("POST", |h| PublicRoute::Lead(slug(h)))],
     },
+    Path {
+        segs: &[Hole, Lit("wallet.pkpass")],
+        methods: &[("GET", |h| PublicRoute::ApplePass(slug(h)))],
+    },
+    Path {
+        segs: &[Hole, Lit("wallet"), Lit("google")],
+        methods: &[("GET", |h| PublicRoute::GooglePass(slug(h)))],
+    },
 ];
 
 /// The operation `method` makes of `segments` (after `/c`); 404 or 405 otherwise.
@@ -289,6 +301,7 @@ async fn serve(
                     q.get("src").map(String::as_str),
                     if sent { Form::Sent } else { Form::Blank },
                     privacy.as_deref(),
+                    ops::wallet::offered(app),
                 ),
             ))
         }
@@ -331,6 +344,8 @@ async fn serve(
             Ok(redirect(302, &target))
         }
         PublicRoute::Lead(slug) => lead(app, req, &slug, requested).await,
+        PublicRoute::ApplePass(slug) => wallet::apple_pass(app, &req, &slug).await,
+        PublicRoute::GooglePass(slug) => wallet::google_save(app, &req, &slug).await,
     }
 }
 
@@ -470,6 +485,7 @@ async fn lead(
                 src.as_deref(),
                 Form::Invalid(&form),
                 privacy.as_deref(),
+                ops::wallet::offered(app),
             );
             return Ok(card_html(422, page));
         }
@@ -551,6 +567,18 @@ mod tests {
             r("POST", &["ann", "leads"]),
             PublicRoute::Lead("ann".into())
         );
+        assert_eq!(
+            r("GET", &["ann", "wallet.pkpass"]),
+            PublicRoute::ApplePass("ann".into())
+        );
+        assert_eq!(
+            r("GET", &["ann", "wallet", "google"]),
+            PublicRoute::GooglePass("ann".into())
+        );
+        assert!(matches!(
+            route("GET", &["ann", "wallet"]),
+            Err(ApiError::NotFound)
+        ));
         assert!(matches!(route("GET", &[]), Err(ApiError::NotFound)));
         assert!(matches!(
             route("GET", &["ann", "x"]),

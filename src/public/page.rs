@@ -8,9 +8,10 @@ use super::i18n::{form_error, strings, Strings, Text};
 use super::links::social_url;
 use crate::domain::card::{Card, SocialLink};
 use crate::domain::design::{
-    readable_on, text_on, ButtonStyle, Design, Font, Rgb, Template, Theme,
+    readable_on, text_on, ButtonStyle, Design, Font, Rgb, Template, Theme, DEFAULT_ACCENT,
 };
 use crate::domain::validation::FieldErrors;
+use crate::domain::wallet::{apple_path, google_path, Offered};
 
 /// Shared by the three templates; the theme, font and button classes on `<body>` and the
 /// per-card accent variables (see [`Look`]) do the rest. System font stacks only: the page
@@ -58,7 +59,10 @@ margin:0 0 1.5rem;border-radius:.75rem}.t-minimal .band{display:none}.t-minimal 
 letter-spacing:-.02em}.t-minimal .avatar{border-radius:.75rem;margin-bottom:1rem}\
 .t-minimal .actions{display:block;border-top:1px solid var(--line)}.t-minimal .actions a{\
 background:none;border:0;border-bottom:1px solid var(--line);border-radius:0;color:var(--link);\
-text-align:left;padding:.85rem 0}.t-minimal .actions a::after{content:' \\2192';float:right}";
+text-align:left;padding:.85rem 0}.t-minimal .actions a::after{content:' \\2192';float:right}\
+.wallet{display:flex;flex-wrap:wrap;justify-content:center;gap:.5rem;margin:1rem 0 0}\
+.wallet a{background:#000;color:#fff;border:1px solid #a6a6a6;border-radius:.6rem;\
+padding:.5rem 1rem;font-weight:600;text-decoration:none}";
 
 /// Hidden from people, filled in by form-spamming bots.
 const HONEYPOT: &str = "<div class=\"hp\" aria-hidden=\"true\"><label for=\"company_website\">\
@@ -216,8 +220,6 @@ fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
     shown
 }
 
-/// The default accent: a blue that reads on white.
-const DEFAULT_ACCENT: Rgb = Rgb(0x25, 0x63, 0xeb);
 const LIGHT_SURFACES: [Rgb; 2] = [Rgb(0xff, 0xff, 0xff), Rgb(0xf3, 0xf4, 0xf6)];
 const DARK_SURFACES: [Rgb; 2] = [Rgb(0x1e, 0x29, 0x3b), Rgb(0x0f, 0x17, 0x2a)];
 
@@ -301,7 +303,8 @@ pub struct Rendered {
 }
 
 /// The card page. `src` is carried into the lead form so leads keep their source; with
-/// the account's `privacy` policy URL the form asks for consent (extensions.md 8).
+/// the account's `privacy` policy URL the form asks for consent (extensions.md 8); the
+/// `wallets` configured get their "Add to ... Wallet" buttons (wallet.md 3).
 pub fn card_page(
     card: &Card,
     lang: &str,
@@ -309,6 +312,7 @@ pub fn card_page(
     src: Option<&str>,
     form: Form<'_>,
     privacy: Option<&str>,
+    wallets: Offered,
 ) -> Rendered {
     let v = Shown::of(card, lang);
     let s = strings(lang);
@@ -345,6 +349,7 @@ pub fn card_page(
         &[("class", "save"), ("href", &format!("{}/vcard", v.base))],
         s.get(Text::SaveContact),
     );
+    wallet_buttons(&mut h, s, &card.slug, wallets);
     // Face to face, a phone camera is quicker than spelling a link; no script needed.
     let qr = super::qr::svg_of(
         &super::qr::scan_url_of(public_url),
@@ -371,6 +376,24 @@ pub fn card_page(
         html: h.into_string(),
         image_origins: d.image_origins(),
     }
+}
+
+/// The vendors' badges as text in the page's language: black, white text, a grey hairline
+/// (Apple's and Google's badge colours, readable on every theme).
+fn wallet_buttons(h: &mut Html, s: &Strings, slug: &str, wallets: Offered) {
+    if !(wallets.apple || wallets.google) {
+        return;
+    }
+    h.raw("<p class=\"wallet\">");
+    for (on, href, label) in [
+        (wallets.apple, apple_path(slug), Text::AddToAppleWallet),
+        (wallets.google, google_path(slug), Text::AddToGoogleWallet),
+    ] {
+        if on {
+            h.element("a", &[("href", &href), ("rel", "nofollow")], s.get(label));
+        }
+    }
+    h.raw("</p>");
 }
 
 /// A short page with one message: the thank-you page and the 404 page.
@@ -684,6 +707,7 @@ mod tests {
             Some(HOSTILE),
             Form::Invalid(&form),
             Some(HOSTILE),
+            Offered::default(),
         )
         .html;
         assert!(!html.contains("<script>"));
@@ -696,7 +720,16 @@ mod tests {
     fn lang_slug_and_message_title_are_escaped_too() {
         let mut c = card("[{\"platform\":\"x\",\"url\":\"a\"}]");
         c.slug = HOSTILE.into();
-        let html = card_page(&c, HOSTILE, "u", None, Form::Blank, None).html;
+        let html = card_page(
+            &c,
+            HOSTILE,
+            "u",
+            None,
+            Form::Blank,
+            None,
+            Offered::default(),
+        )
+        .html;
         assert!(!html.contains("<script>"));
         assert!(!html.contains("<img"));
         assert!(html.contains("<html lang=\"&lt;script&gt;"));
@@ -709,7 +742,7 @@ mod tests {
     #[test]
     fn form_branding_and_robots_follow_the_card() {
         let mut c = card("[]");
-        let html = card_page(&c, "de", "u", None, Form::Blank, None).html;
+        let html = card_page(&c, "de", "u", None, Form::Blank, None, Offered::default()).html;
         assert!(!html.contains("name=\"consent\""), "no policy, no checkbox");
         assert!(html.contains("<html lang=\"de\">"));
         assert!(html.contains("Kontakt speichern"));
@@ -719,7 +752,7 @@ mod tests {
         c.show_lead_form = false;
         c.show_branding = false;
         c.seo_indexable = false;
-        let html = card_page(&c, "en", "u", None, Form::Blank, None).html;
+        let html = card_page(&c, "en", "u", None, Form::Blank, None, Offered::default()).html;
         assert!(!html.contains("<form"));
         assert!(!html.contains("<footer>"));
         assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
@@ -731,12 +764,16 @@ mod tests {
         c.bio = Some("Hello".into());
         c.translations =
             serde_json::value::RawValue::from_string(r#"{"fr":{"bio":"Bonjour"}}"#.into()).unwrap();
-        assert!(card_page(&c, "fr", "u", None, Form::Blank, None)
-            .html
-            .contains("Bonjour"));
-        assert!(card_page(&c, "en", "u", None, Form::Blank, None)
-            .html
-            .contains("Hello"));
+        assert!(
+            card_page(&c, "fr", "u", None, Form::Blank, None, Offered::default())
+                .html
+                .contains("Bonjour")
+        );
+        assert!(
+            card_page(&c, "en", "u", None, Form::Blank, None, Offered::default())
+                .html
+                .contains("Hello")
+        );
     }
 
     /// The whole page of a rich card with a failed lead post, as the renderer before `Html`
@@ -849,9 +886,32 @@ mod tests {
             Some("qr"),
             Form::Invalid(&form),
             None,
+            Offered::default(),
         )
         .html;
         assert_eq!(html, expected);
+    }
+
+    #[test]
+    fn wallet_buttons_follow_the_configuration_and_the_language() {
+        let c = card("[]");
+        let page = |lang: &str, apple: bool, google: bool| {
+            let wallets = Offered { apple, google };
+            card_page(&c, lang, "u", None, Form::Blank, None, wallets).html
+        };
+        assert!(page("de", true, true).contains(
+            "<a class=\"save\" href=\"/c/ada/vcard\">Kontakt speichern</a>\
+             <p class=\"wallet\"><a href=\"/c/ada/wallet.pkpass\" rel=\"nofollow\">Zu Apple \
+             Wallet hinzufügen</a><a href=\"/c/ada/wallet/google\" rel=\"nofollow\">Zu Google \
+             Wallet hinzufügen</a></p>"
+        ));
+        let google_only = page("fr", false, true);
+        assert!(google_only.contains(
+            "<p class=\"wallet\"><a href=\"/c/ada/wallet/google\" rel=\"nofollow\">Ajouter à \
+             Google Wallet</a></p>"
+        ));
+        assert!(!google_only.contains("wallet.pkpass"));
+        assert!(!page("en", false, false).contains("class=\"wallet\""));
     }
 
     #[test]
@@ -864,6 +924,7 @@ mod tests {
             None,
             Form::Blank,
             Some("https://acme.example/privacy"),
+            Offered::default(),
         )
         .html;
         assert!(html.contains(
@@ -886,6 +947,7 @@ mod tests {
             None,
             Form::Invalid(&form),
             Some("https://acme.example/privacy"),
+            Offered::default(),
         )
         .html;
         assert!(html.contains(strings("de").get(Text::ConsentRequired)));
@@ -927,6 +989,7 @@ mod tests {
                 None,
                 Form::Blank,
                 None,
+                Offered::default(),
             );
             assert!(
                 page.html.contains(&format!("<body class=\"{classes}\">")),
@@ -941,9 +1004,18 @@ mod tests {
             None,
             Form::Blank,
             None,
+            Offered::default(),
         );
         assert!(modern.html.contains("<div class=\"band\"></div>"));
-        let classic = card_page(&designed(None, "{}"), "en", "u", None, Form::Blank, None);
+        let classic = card_page(
+            &designed(None, "{}"),
+            "en",
+            "u",
+            None,
+            Form::Blank,
+            None,
+            Offered::default(),
+        );
         assert!(!classic.html.contains("class=\"band\""));
     }
 
@@ -957,6 +1029,7 @@ mod tests {
             None,
             Form::Blank,
             None,
+            Offered::default(),
         );
         let vars = page.html.split("body{--accent:").nth(1).unwrap();
         assert!(vars.starts_with("#ffeb3b;--on:#000000;--link:#"), "{vars}");
@@ -971,6 +1044,7 @@ mod tests {
             None,
             Form::Blank,
             None,
+            Offered::default(),
         );
         assert!(page
             .html
@@ -990,6 +1064,7 @@ mod tests {
             None,
             Form::Blank,
             None,
+            Offered::default(),
         );
         let html = &page.html;
         assert!(html.contains(
@@ -1019,6 +1094,7 @@ mod tests {
             None,
             Form::Blank,
             None,
+            Offered::default(),
         );
         assert!(page
             .html
@@ -1027,7 +1103,15 @@ mod tests {
             .html
             .contains("<meta name=\"twitter:card\" content=\"summary\">"));
         // Nothing set: no og:image, yet a description and a twitter card all the same.
-        let page = card_page(&designed(None, "{}"), "en", "u", None, Form::Blank, None);
+        let page = card_page(
+            &designed(None, "{}"),
+            "en",
+            "u",
+            None,
+            Form::Blank,
+            None,
+            Offered::default(),
+        );
         assert!(!page.html.contains("og:image"));
         assert!(page
             .html

@@ -44,4 +44,5 @@ mod reach;
 mod regions;
 mod scim;
 mod security;
+mod wallet;
 mod webhooks;
