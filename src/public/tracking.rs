@@ -89,9 +89,10 @@ pub async fn record_click(app: &App, account_id: i64, card_id: i64, kind: &str, 
     send(app, event).await;
 }
 
-/// The longest a page waits for the aggregator's acknowledgement: far above its usual
-/// round trip (a few milliseconds in one location), so only an object that is overloaded
-/// or unreachable lets a page answer before its event is durable.
+/// The longest a page waits for the aggregator's acknowledgement: far above its round
+/// trip (1-3 ms locally; up to about 280 ms from the far side of the world to where the
+/// object lives), so only an object that is overloaded or unreachable lets a page answer
+/// before its event is durable.
 const ACK_WAIT_MS: u64 = 1_000;
 
 /// Hands `event` to the account's aggregator and waits for its acknowledgement, which the
