@@ -53,7 +53,7 @@ OPS = {
     "views 30d": (0, 1, 1),           # store::analytics::month_docs: one bulk KV get (2 keys)
     "views 365d": (0, 1, 1),          # store::analytics::month_docs: one bulk KV get (3 keys: 2 months + history)
     # public::live_card -> store::cards::by_slug (one D1 statement); no token object, but
-    # store::analytics::record_view calls the account's aggregator object after the response.
+    # public::tracking::send waits for the account's aggregator object before the response.
     "public page": (1, 0, 1),
 }
 

@@ -16,6 +16,7 @@ use crate::http::json::scim_response;
 use crate::http::params::{path_id, query};
 use crate::http::paths::{self, Path, Seg::Hole, Seg::Lit};
 use crate::http::App;
+use crate::js::normalize;
 use crate::ops::cards;
 use crate::store::cards as store;
 use crate::store::SqlValue;
@@ -178,7 +179,9 @@ pub async fn handle(
         }
         Op::NoUser => Err(not_found()),
         Op::CreateUser => {
-            let card = cards::make(app, p, user::create_input(body)?).await?;
+            let input = user::create_input(body, normalize)?;
+            keyed(app, p).await?;
+            let card = cards::make(app, p, input).await?;
             let mut resp = shown(&card, &base, req, 201);
             let _ = resp
                 .headers_mut()
@@ -186,7 +189,8 @@ pub async fn handle(
             Ok(resp)
         }
         Op::ReplaceUser(id) => {
-            let patch = user::replace_patch(body)?;
+            let patch = user::replace_patch(body, normalize)?;
+            keyed(app, p).await?;
             let card = cards::change(app, p, id, patch, None).await?;
             Ok(shown(&card.ok_or_else(not_found)?, &base, req, 200))
         }
@@ -203,6 +207,12 @@ pub async fn handle(
 
 fn not_found() -> ApiError {
     ScimError::new(404, None, "No such User in this account.").into()
+}
+
+/// Every userName of the account has its key (the unique index and `userName` filters
+/// compare keys; names from before them are keyed here, on first need).
+async fn keyed(app: &App, p: &Principal) -> ApiResult<()> {
+    Ok(store::fill_user_keys(&*app.db()?, p.account_id).await?)
 }
 
 /// The account's card of a User id.
@@ -235,11 +245,12 @@ async fn patched(
     req: &Request,
 ) -> ApiResult<Response> {
     let ops = Value::Object(body.clone());
+    keyed(app, p).await?;
     for _ in 0..3 {
         let card = one(app, p, id).await?;
         let mut u = user::to_user(&card, base);
         patch::apply(&mut u, &ops)?;
-        let mut write = user::replace_patch(&u)?;
+        let mut write = user::replace_patch(&u, normalize)?;
         // A draft shows no `active`; written back without one it stays a draft.
         if card.status == Status::Draft && !u.contains_key("active") {
             write.status = None;
@@ -353,8 +364,15 @@ impl Listing {
 
 /// `GET /Users` and searches: oldest card first, so pages stay put while cards change.
 async fn list(app: &App, p: &Principal, l: Listing, base: &str) -> ApiResult<Response> {
-    let sql = match &l.filter {
-        Some(text) => Some(filter::parse(text)?.to_sql(store::USERS_FIRST_PARAM)?),
+    let parsed = l.filter.as_deref().map(filter::parse).transpose()?;
+    if parsed
+        .as_ref()
+        .is_some_and(filter::Filter::compares_user_name)
+    {
+        keyed(app, p).await?;
+    }
+    let sql = match parsed {
+        Some(f) => Some(f.to_sql(store::USERS_FIRST_PARAM, &normalize)?),
         None => None,
     };
     let (clause, args) = match &sql {

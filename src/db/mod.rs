@@ -13,11 +13,11 @@ use std::ops::Deref;
 use worker::{D1Database, D1DatabaseSession, D1PreparedStatement, D1Result, Env, Result};
 
 /// What D1 (SQLite) says when a write would give two cards of an account one external id
-/// or one SCIM userName (the unique indexes of migrations/shard/0009). The database, not a
-/// read before the write, keeps them unique under concurrency; `http::error` answers these.
+/// or one SCIM userName's key (the unique indexes of migrations/shard/0009 and 0011). The
+/// database, not a read before the write, keeps them unique under concurrency;
+/// `http::error` answers these.
 pub const EXTERNAL_ID_TAKEN: &str = "UNIQUE constraint failed: cards.account_id, cards.external_id";
-pub const USER_NAME_TAKEN: &str =
-    "UNIQUE constraint failed: cards.account_id, cards.scim_user_name";
+pub const USER_NAME_TAKEN: &str = "UNIQUE constraint failed: cards.account_id, cards.scim_user_key";
 
 /// Where a session's first query may be served.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -182,9 +182,11 @@ pub struct CardPatch {
     pub status: Option<Status>,
     /// provisioning.md 1: 1-255 printable ASCII characters.
     pub external_id: Field<String>,
-    /// A SCIM User's userName and its attributes as written, JSON (provisioning.md 2): set
-    /// by SCIM only, the card API's bodies never carry them.
+    /// A SCIM User's userName, its key (`scim::user_name`: what the name is unique and
+    /// found by) and its attributes as written, JSON (provisioning.md 2): set by SCIM only,
+    /// the card API's bodies never carry them.
     pub scim_user_name: Field<String>,
+    pub scim_user_key: Field<String>,
     pub scim_user: Field<String>,
 }
 
@@ -217,6 +219,7 @@ impl CardPatch {
             status,
             external_id,
             scim_user_name,
+            scim_user_key,
             scim_user,
         } = self;
         let text = |s: &Option<String>| put(s.clone(), Column::Text);
@@ -248,6 +251,7 @@ impl CardPatch {
             ),
             ("external_id", input::text(external_id)),
             ("scim_user_name", input::text(scim_user_name)),
+            ("scim_user_key", input::text(scim_user_key)),
             ("scim_user", input::text(scim_user)),
         ]
     }
@@ -256,6 +260,15 @@ impl CardPatch {
 /// JSON text of a value the domain built (links, objects): those always serialise.
 fn json_text<T: Serialize>(value: &T) -> Column {
     Column::Text(serde_json::to_string(value).unwrap_or_default())
+}
+
+/// The columns a SCIM User is kept in besides the card's fields: its userName, the
+/// name's key and the other attributes as written (JSON).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScimColumns {
+    pub name: Field<String>,
+    pub key: Field<String>,
+    pub rest: Field<String>,
 }
 
 /// A validated create body (spec 4.3): a patch whose names are always set.
@@ -299,11 +312,15 @@ impl CardInput {
         self.0.last_name.as_deref().unwrap_or_default()
     }
 
-    /// What a SCIM User adds to a card (provisioning.md 2): its userName, its attributes
-    /// as written (JSON) and its `active`, which the card API's create does not take.
-    pub fn set_scim(&mut self, user_name: Field<String>, user: Field<String>, status: Status) {
-        self.0.scim_user_name = user_name;
-        self.0.scim_user = user;
+    /// What a SCIM User adds to a card (provisioning.md 2): its userName, the name's key,
+    /// its attributes as written (JSON) and its `active`, which the card API's create does
+    /// not take.
+    pub fn set_scim(&mut self, user: ScimColumns, status: Status) {
+        (
+            self.0.scim_user_name,
+            self.0.scim_user_key,
+            self.0.scim_user,
+        ) = (user.name, user.key, user.rest);
         self.0.status = Some(status);
     }
 
@@ -366,6 +383,7 @@ fn read(input: &mut Input, mode: Mode) -> CardPatch {
         // An empty string is a 422, not null (provisioning.md 1: 1 to 255 characters).
         external_id: input.id_text_as("external_id", MAX_EXTERNAL_ID, is_external_id, Rule::Format),
         scim_user_name: Field::Absent,
+        scim_user_key: Field::Absent,
         scim_user: Field::Absent,
     }
 }

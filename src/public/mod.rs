@@ -290,7 +290,7 @@ async fn serve(
             // The landing of a form post's 303 is not a new visit.
             let sent = q.contains_key(SENT);
             if !sent {
-                tracking::record_view(app, card.account_id, card.id, &req);
+                tracking::record_view(app, card.account_id, card.id, &req).await;
             }
             Ok(card_html(
                 200,
@@ -307,7 +307,7 @@ async fn serve(
         }
         PublicRoute::VCard(slug) => {
             let (card, _) = live_card(app, &slug).await?.ok_or(ApiError::NotFound)?;
-            tracking::record_click(app, card.account_id, card.id, "vcard", &req);
+            tracking::record_click(app, card.account_id, card.id, "vcard", &req).await;
             let version = vcard::Version::asked(query(&req).get("version").map(String::as_str));
             let h = headers("text/vcard; charset=utf-8");
             let _ = h.set(
@@ -340,7 +340,7 @@ async fn serve(
         PublicRoute::Go(slug, kind) => {
             let (card, _) = live_card(app, &slug).await?.ok_or(ApiError::NotFound)?;
             let target = links::target(&card, &kind).ok_or(ApiError::NotFound)?;
-            tracking::record_click(app, card.account_id, card.id, &kind, &req);
+            tracking::record_click(app, card.account_id, card.id, &kind, &req).await;
             Ok(redirect(302, &target))
         }
         PublicRoute::Lead(slug) => lead(app, req, &slug, requested).await,

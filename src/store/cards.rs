@@ -18,6 +18,8 @@ use crate::domain::card::{Card, CardInput, CardPatch, Status};
 use crate::domain::event::EventType;
 use crate::domain::lead::LEADS_ON_CARD;
 use crate::domain::pagination::Page;
+use crate::domain::scim::user_name::user_name_key;
+use crate::js::normalize;
 
 /// The columns a patch sets (`CardPatch::writes`).
 fn changes(p: &CardPatch) -> Columns {
@@ -300,6 +302,75 @@ pub async fn users(
     let total = rows_of::<Count>(&results, 0)?.first().map_or(0, |c| c.n);
     let rows = rows_of::<CardRow>(&results, 1)?;
     Ok((rows.into_iter().map(CardRow::decode).collect(), total))
+}
+
+/// SCIM user names of the account without a key (`cards_user_key_missing`): those of
+/// migrations/shard/0011 that are not printable ASCII (SQL cannot fold them), and any a
+/// worker of the previous version wrote during a deploy. Oldest first.
+pub fn missing_user_keys_sql(account_id: i64, limit: i64) -> Stmt {
+    Stmt::new(
+        "SELECT id, scim_user_name FROM cards \
+         WHERE account_id = ?1 AND scim_user_name IS NOT NULL AND scim_user_key IS NULL \
+         ORDER BY id LIMIT +?2",
+        vec![account_id.into(), limit.into()],
+    )
+}
+
+/// Sets a card's userName key once, if its name is still the one keyed. A key another card
+/// of the account holds already (Users written before keys, whose names are one key now)
+/// is kept apart as `DUPLICATE {id} {key}`, which no name keys to (a key has no capital
+/// letters): the first User keyed keeps the name's lookups, the other stays, found by its
+/// id, until it is renamed or deleted (migrations/shard/0011 does the same for ASCII).
+pub fn set_user_key_sql(account_id: i64, id: i64, name: &str, key: &str) -> Stmt {
+    Stmt::new(
+        "UPDATE cards SET scim_user_key = iif(EXISTS (SELECT 1 FROM cards AS o \
+         WHERE o.account_id = ?1 AND o.scim_user_key = ?4), 'DUPLICATE ' || id || ' ' || ?4, ?4) \
+         WHERE id = ?2 AND account_id = ?1 AND scim_user_key IS NULL AND scim_user_name = ?3",
+        vec![account_id.into(), id.into(), name.into(), key.into()],
+    )
+}
+
+/// A card whose userName is to be keyed.
+#[derive(Debug, Default)]
+pub struct UnkeyedUser {
+    pub id: i64,
+    pub scim_user_name: String,
+}
+
+impl_row!(UnkeyedUser { id, scim_user_name });
+
+/// Names keyed per batch (one statement each, one D1 batch), and the batches one request
+/// may spend.
+const USER_KEY_BATCH: i64 = 100;
+const USER_KEY_BATCHES: usize = 10;
+
+/// Keys every SCIM user name of the account that has none yet, so the unique index and a
+/// `userName` filter miss none of them: before each SCIM write and each filter on
+/// `userName`. Once they are keyed (most accounts never had one to key) this is one read
+/// of an empty index. A backlog beyond the bound is an error the client retries, never a
+/// silently missed name.
+pub async fn fill_user_keys(db: &Shard, account_id: i64) -> Result<()> {
+    for _ in 0..USER_KEY_BATCHES {
+        let rows: Vec<UnkeyedUser> =
+            select(db, missing_user_keys_sql(account_id, USER_KEY_BATCH)).await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let stmts = rows
+            .iter()
+            .map(|r| {
+                let key = user_name_key(&r.scim_user_name, normalize);
+                set_user_key_sql(account_id, r.id, &r.scim_user_name, &key)
+            })
+            .collect();
+        batch(db, stmts).await?;
+        if (rows.len() as i64) < USER_KEY_BATCH {
+            return Ok(());
+        }
+    }
+    Err(worker::Error::RustError(format!(
+        "account {account_id}: SCIM user names still without a key; retry"
+    )))
 }
 
 /// A card page's card (the directory found its id and shard by slug), with the owning

@@ -135,6 +135,39 @@ impl Server {
         Server::launch(name, self.state.clone(), self.vars.clone())
     }
 
+    /// SIGKILLs `wrangler dev` and its runtime, the whole process group, as a crash would:
+    /// nothing is flushed and no `waitUntil` finishes. [`Server::relaunch`] starts it again.
+    pub fn kill(&self) {
+        let pgid = std::fs::read_to_string(self.state.join("wrangler.pid")).unwrap_or_default();
+        let pgid = pgid.trim();
+        assert!(
+            !pgid.is_empty(),
+            "no wrangler.pid in {}",
+            self.state.display()
+        );
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pgid}")])
+            .status();
+        let started = Instant::now();
+        while ureq::get(&format!("{}/", self.base))
+            .timeout(Duration::from_millis(500))
+            .call()
+            .is_ok()
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "server did not die"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A new server (new port) on the state and vars of this one, which [`Server::kill`]
+    /// ended.
+    pub fn relaunch(self, name: &str) -> Server {
+        Server::launch(name, self.state.clone(), self.vars.clone())
+    }
+
     /// [`Server::restart`] with other vars (a fault switch turned off, say).
     pub fn restart_with(self, name: &str, vars: &[(&str, &str)]) -> Server {
         self.stop();

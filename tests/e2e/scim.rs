@@ -982,3 +982,121 @@ fn paging_far_past_the_end_and_a_search_filter_that_is_no_string() {
         "null: no filter"
     );
 }
+
+/// `text` with its ASCII letters, digits and punctuation in their full-width forms
+/// (U+FF01-U+FF5E), as an East Asian input method types them.
+fn full_width(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '!'..='~' => char::from_u32(c as u32 + 0xFEE0).unwrap_or(c),
+            c => c,
+        })
+        .collect()
+}
+
+/// Issue 46, 4: a userName is one name in any case of any script, composed or decomposed,
+/// in full-width forms and with spaces around it (the key: NFKC, full case folding,
+/// trimmed). Each other spelling of a User's name is 409 `uniqueness` on create, PUT and
+/// PATCH, and `userName eq` with it finds the User, which reads back as written.
+#[test]
+fn a_user_name_is_one_name_in_any_case_form_width_and_spacing() {
+    let t = idp();
+    let tag = unique();
+    let user = |name: &str| {
+        json!({"schemas": [CORE], "userName": name,
+            "name": {"givenName": "Ärzte", "familyName": "Team"}})
+    };
+    let name = format!("ÄRZTE-{tag}@x.example");
+    let created = scim_json(&t.scim("POST", "/Users", Some(&user(&name))), 201);
+    let id = assert_user(&created, &t.server.base);
+    assert_eq!(created["userName"], json!(name), "as written");
+    let others = [
+        format!("ärzte-{tag}@x.example"),
+        // Decomposed: a and U+0308, as macOS and some directories send it.
+        format!("A\u{308}RZTE-{tag}@x.example"),
+        format!("a\u{308}rzte-{tag}@X.EXAMPLE"),
+        format!("Ä{}", full_width(&format!("RZTE-{tag}@x.example"))),
+        format!(" ärzte-{tag}@x.example"),
+        format!("\u{3000}ÄRZTE-{tag}@x.example\u{A0}"),
+    ];
+    for other in &others {
+        let r = t.scim("POST", "/Users", Some(&user(other)));
+        assert_scim_error(&r, 409, Some("uniqueness"));
+        let filter = format!("userName eq \"{other}\"");
+        let found = scim_json(
+            &t.scim("GET", &format!("/Users?filter={}", enc(&filter)), None),
+            200,
+        );
+        let users = assert_list(&found, 1, 1, 1);
+        assert_eq!(users[0]["id"], json!(id), "{other:?}");
+        assert_eq!(users[0]["userName"], json!(name), "{other:?}");
+    }
+    // Another User cannot take the name by PUT or PATCH either.
+    let second = format!("second-{tag}@x.example");
+    let second = scim_json(&t.scim("POST", "/Users", Some(&user(&second))), 201);
+    let path = format!("/Users/{}", second["id"].as_str().unwrap_or_default());
+    let r = t.scim("PUT", &path, Some(&user(&others[1])));
+    assert_scim_error(&r, 409, Some("uniqueness"));
+    let patch = json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        "Operations": [{"op": "replace", "path": "userName", "value": others[3]}]});
+    assert_scim_error(
+        &t.scim("PATCH", &path, Some(&patch)),
+        409,
+        Some("uniqueness"),
+    );
+    // The User itself may be written with another spelling; it reads back as written.
+    let r = t.scim("PUT", &format!("/Users/{id}"), Some(&user(&others[2])));
+    assert_eq!(scim_json(&r, 200)["userName"], json!(others[2]));
+    let mine = format!("userName co \"-{tag}@\"");
+    let all = scim_json(
+        &t.scim("GET", &format!("/Users?filter={}", enc(&mine)), None),
+        200,
+    );
+    assert_list(&all, 2, 1, 2);
+}
+
+/// Issue 46, 4: control characters (NUL, CR, LF, TAB, ...) and the bidirectional controls
+/// (U+202E, ...) in a userName are 400 `invalidValue` on create, PUT and PATCH, and write
+/// nothing.
+#[test]
+fn control_and_bidirectional_characters_in_a_user_name_are_refused() {
+    let t = idp();
+    let tag = unique();
+    let user = |name: &str| {
+        json!({"schemas": [CORE], "userName": name,
+            "name": {"givenName": "Ctl", "familyName": "Chars"}})
+    };
+    let bad = ['\0', '\r', '\n', '\t', '\u{202E}', '\u{2066}', '\u{200F}'];
+    for c in bad {
+        let name = format!("ctl-{tag}{c}@x.example");
+        let r = t.scim("POST", "/Users", Some(&user(&name)));
+        let e = assert_scim_error(&r, 400, Some("invalidValue"));
+        assert!(
+            e["detail"].as_str().is_some_and(|d| d.contains("userName")),
+            "{e}"
+        );
+    }
+    let mine = format!("userName sw \"ctl-{tag}\"");
+    let list = || {
+        let found = t.scim("GET", &format!("/Users?filter={}", enc(&mine)), None);
+        scim_json(&found, 200)
+    };
+    assert_list(&list(), 0, 1, 0);
+    let name = format!("ctl-{tag}@x.example");
+    let made = scim_json(&t.scim("POST", "/Users", Some(&user(&name))), 201);
+    let path = format!("/Users/{}", made["id"].as_str().unwrap_or_default());
+    for c in bad {
+        let other = format!("ctl-{tag}@x.example{c}");
+        let r = t.scim("PUT", &path, Some(&user(&other)));
+        assert_scim_error(&r, 400, Some("invalidValue"));
+        let patch = json!({"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [{"op": "replace", "path": "userName", "value": other}]});
+        assert_scim_error(
+            &t.scim("PATCH", &path, Some(&patch)),
+            400,
+            Some("invalidValue"),
+        );
+    }
+    let users = assert_list(&list(), 1, 1, 1);
+    assert_eq!(users[0]["userName"], json!(name), "unchanged");
+}

@@ -9,7 +9,9 @@
 use serde_json::Value;
 
 use super::user::{canonical_name, strip_urn};
+use super::user_name::{part_key, user_name_key};
 use super::{ScimError, ENTERPRISE, USER};
+use crate::domain::email_key::Form;
 use crate::domain::time::parse_iso8601;
 
 /// The longest filter read, and the deepest nesting: a filter is a lookup, not a program.
@@ -500,11 +502,28 @@ pub enum SqlArg {
     Int(i64),
 }
 
+/// Puts text into a normal form (`js::normalize` in the worker): for userName keys.
+pub type Normalize<'a> = &'a dyn Fn(&str, Form) -> String;
+
+/// What compiling needs besides the filter: the number of its first parameter, and the
+/// normal forms of userName keys.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    first: usize,
+    normalize: Normalize<'a>,
+}
+
 /// How a filterable attribute is stored.
 #[derive(Clone, Copy)]
 enum Column {
     /// Text compared in any case (SQLite's NOCASE and lower(): ASCII).
     Text(&'static str),
+    /// Text compared by its key (`user_name`: any case of any script, one normal form), in
+    /// a column of keys beside the text's own (which `pr` asks).
+    Key {
+        text: &'static str,
+        key: &'static str,
+    },
     /// Text compared exactly.
     Exact(&'static str),
     /// An integer (the card id).
@@ -536,7 +555,14 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
     }
     const COLUMNS: [(&str, Option<&str>, Column); 10] = [
         ("id", None, Column::Id),
-        ("userName", None, Column::Text("scim_user_name")),
+        (
+            "userName",
+            None,
+            Column::Key {
+                text: "scim_user_name",
+                key: "scim_user_key",
+            },
+        ),
         ("externalId", None, Column::Exact("external_id")),
         (
             "displayName",
@@ -564,39 +590,53 @@ fn name(path: &AttrPath) -> String {
 }
 
 impl Filter {
-    /// The condition, its parameters numbered from `?{first}`. A filter on what the cards
-    /// do not keep is an `invalidFilter` naming it.
-    pub fn to_sql(&self, first: usize) -> Result<SqlFilter, ScimError> {
+    /// Whether the filter compares `userName`: a list keys the account's names first
+    /// (`store::cards::fill_user_keys`), so none without a key yet is missed.
+    pub fn compares_user_name(&self) -> bool {
+        match self {
+            Filter::Compare(path, _, _) => path.is("userName", None),
+            Filter::Present(_) | Filter::Within(..) => false,
+            Filter::And(a, b) | Filter::Or(a, b) => {
+                a.compares_user_name() || b.compares_user_name()
+            }
+            Filter::Not(f) => f.compares_user_name(),
+        }
+    }
+
+    /// The condition, its parameters numbered from `?{first}`; `normalize` makes the keys
+    /// a `userName` value is compared by. A filter on what the cards do not keep is an
+    /// `invalidFilter` naming it.
+    pub fn to_sql(&self, first: usize, normalize: Normalize) -> Result<SqlFilter, ScimError> {
         let mut args = Vec::new();
-        let sql = self.sql(first, None, &mut args)?;
+        let sql = self.sql(Ctx { first, normalize }, None, &mut args)?;
         Ok(SqlFilter { sql, args })
     }
 
     fn sql(
         &self,
-        first: usize,
+        cx: Ctx,
         within: Option<&str>,
         args: &mut Vec<SqlArg>,
     ) -> Result<String, ScimError> {
         Ok(match self {
             Filter::And(a, b) => format!(
                 "({} AND {})",
-                a.sql(first, within, args)?,
-                b.sql(first, within, args)?
+                a.sql(cx, within, args)?,
+                b.sql(cx, within, args)?
             ),
             Filter::Or(a, b) => format!(
                 "({} OR {})",
-                a.sql(first, within, args)?,
-                b.sql(first, within, args)?
+                a.sql(cx, within, args)?,
+                b.sql(cx, within, args)?
             ),
             // A comparison with NULL is NULL, whose NOT is NULL again: false, where
             // "not (title eq x)" must keep a card without a title.
-            Filter::Not(f) => format!("NOT coalesce({}, 0)", f.sql(first, within, args)?),
+            Filter::Not(f) => format!("NOT coalesce({}, 0)", f.sql(cx, within, args)?),
             Filter::Within(attr, f) => {
                 if within.is_some() {
                     return Err(ScimError::invalid_filter("value filters do not nest"));
                 }
-                let inner = f.sql(first, Some(attr), args)?;
+                let inner = f.sql(cx, Some(attr), args)?;
                 some_email(&inner)
             }
             // `emails pr`: the User has an email, with a value or not.
@@ -604,12 +644,12 @@ impl Filter {
                 some_email("1")
             }
             Filter::Present(path) if within.is_none() && is_emails(path) => {
-                some_email(&Filter::Present(each_email(path)).sql(first, Some("emails"), args)?)
+                some_email(&Filter::Present(each_email(path)).sql(cx, Some("emails"), args)?)
             }
             Filter::Present(path) => {
                 let col = column(path, within).ok_or_else(|| unsupported(path, within))?;
                 match col {
-                    Column::Text(c) | Column::Exact(c) => {
+                    Column::Text(c) | Column::Exact(c) | Column::Key { text: c, .. } => {
                         format!("({c} IS NOT NULL AND {c} <> '')")
                     }
                     Column::Flag(c) => format!("{c} IS NOT NULL"),
@@ -617,11 +657,11 @@ impl Filter {
                 }
             }
             Filter::Compare(path, op, value) if within.is_none() && is_emails(path) => {
-                emails_sql(path, *op, value, first, args)?
+                emails_sql(path, *op, value, cx, args)?
             }
             Filter::Compare(path, op, value) => {
                 let col = column(path, within).ok_or_else(|| unsupported(path, within))?;
-                compare_sql(path, col, *op, value, (first, within), args)?
+                compare_sql(path, col, *op, value, (cx, within), args)?
             }
         })
     }
@@ -650,7 +690,7 @@ fn emails_sql(
     path: &AttrPath,
     op: Op,
     value: &Value,
-    first: usize,
+    cx: Ctx,
     args: &mut Vec<SqlArg>,
 ) -> Result<String, ScimError> {
     let each = each_email(path);
@@ -658,17 +698,17 @@ fn emails_sql(
     Ok(match (op, value) {
         (Op::Eq, Value::String(s)) if is_value => {
             args.push(SqlArg::Text(s.clone()));
-            let p = format!("?{}", first + args.len() - 1);
+            let p = format!("?{}", cx.first + args.len() - 1);
             let any = some_email(&format!("em.value = {p} COLLATE NOCASE"));
             format!("(email = {p} COLLATE NOCASE OR {any})")
         }
         (Op::Ne, _) => {
             let eq = Filter::Compare(each, Op::Eq, value.clone());
-            format!("NOT {}", some_email(&eq.sql(first, Some("emails"), args)?))
+            format!("NOT {}", some_email(&eq.sql(cx, Some("emails"), args)?))
         }
         _ => {
             let f = Filter::Compare(each, op, value.clone());
-            some_email(&f.sql(first, Some("emails"), args)?)
+            some_email(&f.sql(cx, Some("emails"), args)?)
         }
     })
 }
@@ -724,7 +764,7 @@ fn compare_sql(
     col: Column,
     op: Op,
     value: &Value,
-    (first, within): (usize, Option<&str>),
+    (cx, within): (Ctx, Option<&str>),
     args: &mut Vec<SqlArg>,
 ) -> Result<String, ScimError> {
     let wrong = |what: &str| {
@@ -736,7 +776,7 @@ fn compare_sql(
     };
     let mut bind = |arg: SqlArg| {
         args.push(arg);
-        format!("?{}", first + args.len() - 1)
+        format!("?{}", cx.first + args.len() - 1)
     };
     let order = |op: Op| match op {
         Op::Eq => "=",
@@ -748,6 +788,28 @@ fn compare_sql(
         Op::Co | Op::Sw | Op::Ew => "",
     };
     match col {
+        // Keys compare as they are: both sides are folded already. A whole name is keyed
+        // as the stored one is (surrounding spaces dropped), a part (`co`, `sw`, `ew`)
+        // only folded, so `sw "ada "` still asks for the space.
+        Column::Key { text: _, key: c } => {
+            let Value::String(s) = value else {
+                return wrong("a string");
+            };
+            let key = match op {
+                Op::Co | Op::Sw | Op::Ew => part_key(s, cx.normalize),
+                _ => user_name_key(s, cx.normalize),
+            };
+            let p = bind(SqlArg::Text(key));
+            Ok(match op {
+                // `=` on the key column: the unique index (account_id, scim_user_key).
+                Op::Eq => format!("{c} = {p}"),
+                Op::Ne => format!("({c} IS NULL OR {c} <> {p})"),
+                Op::Co => format!("instr({c}, {p}) > 0"),
+                Op::Sw => format!("substr({c}, 1, length({p})) = {p}"),
+                Op::Ew => format!("({p} = '' OR substr({c}, -length({p})) = {p})"),
+                Op::Gt | Op::Ge | Op::Lt | Op::Le => format!("{c} {} {p}", order(op)),
+            })
+        }
         Column::Text(c) | Column::Exact(c) => {
             let Value::String(s) = value else {
                 return wrong("a string");
@@ -761,7 +823,6 @@ fn compare_sql(
             };
             let collate = if exact { "" } else { " COLLATE NOCASE" };
             Ok(match op {
-                // `=` with NOCASE on the column keeps userName's index in use.
                 Op::Eq => format!("{c} = {p}{collate}"),
                 Op::Ne => format!("({c} IS NULL OR {c} <> {p}{collate})"),
                 Op::Co => format!("instr({l}, {r}) > 0"),
@@ -824,13 +885,14 @@ fn compare_sql(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::email_key::native;
     use crate::domain::time::iso8601;
     use rusqlite::{types::Value as Sql, Connection};
     use serde_json::json;
 
     fn sql(text: &str) -> SqlFilter {
         parse(text)
-            .and_then(|f| f.to_sql(2))
+            .and_then(|f| f.to_sql(2, &native))
             .unwrap_or_else(|e| panic!("{text}: {e:?}"))
     }
 
@@ -959,7 +1021,7 @@ mod tests {
             ),
             ("emails[primary gt true]", "emails.primary compares"),
         ] {
-            let e = parse(text).unwrap().to_sql(2).unwrap_err();
+            let e = parse(text).unwrap().to_sql(2, &native).unwrap_err();
             assert_eq!(e.scim_type, Some("invalidFilter"));
             assert!(e.detail.contains(says), "{text}: {}", e.detail);
         }
@@ -968,8 +1030,8 @@ mod tests {
     #[test]
     fn compiles_to_parameters_only() {
         let f = sql(r#"userName eq "Bob'); DROP TABLE cards; --""#);
-        assert_eq!(f.sql, "scim_user_name = ?2 COLLATE NOCASE");
-        assert_eq!(f.args, [SqlArg::Text("Bob'); DROP TABLE cards; --".into())]);
+        assert_eq!(f.sql, "scim_user_key = ?2");
+        assert_eq!(f.args, [SqlArg::Text("bob'); drop table cards; --".into())]);
         let f = sql(r#"externalId eq "E" or emails.value co "x" and active eq "False""#);
         assert_eq!(
             f.sql,
@@ -1006,7 +1068,7 @@ mod tests {
         // Numbered on from the first parameter given, in the order they appear.
         let f = parse(r#"title sw "a" and not (name.familyName ew "b")"#)
             .unwrap()
-            .to_sql(5)
+            .to_sql(5, &native)
             .unwrap();
         assert!(f.sql.contains("?5") && f.sql.contains("?6") && !f.sql.contains("?7"));
     }
@@ -1091,8 +1153,9 @@ mod tests {
             let scim = (id != 4).then(|| json!({"displayName": display}).to_string());
             conn.execute(
                 "INSERT INTO cards (id, account_id, title, first_name, last_name, job_title, email,
-                    status, created_at, updated_at, scim_user_name, scim_user, external_id)
-                 VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)",
+                    status, created_at, updated_at, scim_user_name, scim_user, external_id,
+                    scim_user_key)
+                 VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11, ?12)",
                 rusqlite::params![
                     id,
                     "Generated title",
@@ -1104,7 +1167,8 @@ mod tests {
                     t(at),
                     user_name,
                     scim,
-                    ext
+                    ext,
+                    user_name.map(|n| user_name_key(n, native))
                 ],
             )
             .unwrap();
@@ -1130,17 +1194,17 @@ mod tests {
         }
         conn.execute(
             "INSERT INTO cards (id, account_id, title, first_name, last_name, email, status,
-                created_at, updated_at, scim_user_name, external_id)
+                created_at, updated_at, scim_user_name, scim_user_key, external_id)
              VALUES (99, 2, 't', 'Ada', 'L', 'ada@example.com', 'active', 0, 0,
-                'ada@example.com', 'E-1')",
+                'ada@example.com', 'ada@example.com', 'E-1')",
             [],
         )
         .unwrap();
         (conn, users)
     }
 
-    /// A `cards` table with the columns filters read (the card's own migration adds the
-    /// SCIM columns and their indexes).
+    /// A `cards` table with the columns filters read (the card's own migrations add the
+    /// SCIM columns, the userName key and their indexes).
     fn schema() -> Connection {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
@@ -1152,6 +1216,10 @@ mod tests {
         .unwrap();
         conn.execute_batch(include_str!(
             "../../../migrations/shard/0009_provisioning.sql"
+        ))
+        .unwrap();
+        conn.execute_batch(include_str!(
+            "../../../migrations/shard/0011_user_name_key.sql"
         ))
         .unwrap();
         conn
@@ -1222,8 +1290,8 @@ mod tests {
             card.scim_user = kept.clone();
             conn.execute(
                 "INSERT INTO cards (id, account_id, title, first_name, last_name, email,
-                    status, created_at, updated_at, scim_user_name, scim_user)
-                 VALUES (?1, 1, ?2, ?3, ?4, ?5, 'active', 0, 0, ?6, ?7)",
+                    status, created_at, updated_at, scim_user_name, scim_user, scim_user_key)
+                 VALUES (?1, 1, ?2, ?3, ?4, ?5, 'active', 0, 0, ?6, ?7, ?6)",
                 rusqlite::params![
                     id,
                     card.title,
@@ -1430,10 +1498,7 @@ mod tests {
     fn a_user_name_is_found_by_its_index() {
         let (conn, _) = db();
         for (text, index) in [
-            (
-                r#"userName eq "ada@example.com""#,
-                "cards_account_user_name",
-            ),
+            (r#"userName eq "ada@example.com""#, "cards_account_user_key"),
             (r#"externalId eq "E-1""#, "cards_account_external_id"),
         ] {
             let f = sql(text);
@@ -1452,6 +1517,45 @@ mod tests {
                     .any(|p| p.starts_with("SEARCH") && p.contains(&format!("INDEX {index}"))),
                 "{text}: {plan:?}"
             );
+        }
+    }
+
+    /// Issue 46, 4: a userName is compared by its key, so every spelling of one name finds
+    /// it (case in any script, composed or not, full-width, surrounding spaces), and parts
+    /// (`sw`, `co`, `ew`) are folded the same way.
+    #[test]
+    fn user_names_compare_by_their_keys_in_any_script() {
+        let conn = schema();
+        for (id, name) in [(1, "ÄRZTE-u@x.example"), (2, "Straße@köln.example")] {
+            conn.execute(
+                "INSERT INTO cards (id, account_id, title, first_name, last_name, status,
+                    created_at, updated_at, scim_user_name, scim_user_key)
+                 VALUES (?1, 1, 't', 'f', 'l', 'active', 0, 0, ?2, ?3)",
+                rusqlite::params![id, name, user_name_key(name, native)],
+            )
+            .unwrap();
+        }
+        for (text, want) in [
+            (r#"userName eq "ärzte-u@x.example""#, vec![1]),
+            ("userName eq \"a\u{308}rzte-U@X.example\"", vec![1]),
+            (
+                "userName eq \"ä\u{FF32}\u{FF3A}\u{FF34}\u{FF25}-u@x.example\"",
+                vec![1],
+            ),
+            (r#"userName eq "  ÄRZTE-U@X.EXAMPLE ""#, vec![1]),
+            (r#"userName eq "arzte-u@x.example""#, vec![]),
+            (r#"userName ne "ärzte-u@x.example""#, vec![2]),
+            (r#"userName eq "STRASSE@KÖLN.EXAMPLE""#, vec![2]),
+            (r#"userName sw "STRASS""#, vec![2]),
+            (r#"userName sw "Ä""#, vec![1]),
+            (r#"userName co "KÖLN""#, vec![2]),
+            ("userName ew \"KO\u{308}LN.EXAMPLE\"", vec![2]),
+            (r#"userName sw " ä""#, vec![]),
+            // Keys order by code point: `ä` after every ASCII letter.
+            (r#"userName lt "T""#, vec![2]),
+            (r#"userName gt "z""#, vec![1]),
+        ] {
+            assert_eq!(query(&conn, text), want, "{text}");
         }
     }
 

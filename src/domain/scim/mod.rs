@@ -1,6 +1,7 @@
 //! SCIM 2.0 (RFC 7643, RFC 7644) as provisioning.md 2 has it: one User is one card. The
 //! pure part lives here: the User representation and its mapping onto a card's fields
-//! ([`user`]), filters ([`filter`]), PATCH operations ([`patch`]), `attributes` and
+//! ([`user`]), the userName's key and the characters it may hold ([`user_name`]),
+//! filters ([`filter`]), PATCH operations ([`patch`]), `attributes` and
 //! `excludedAttributes` ([`attributes`]) and the discovery documents ([`discovery`]). The
 //! handlers (`src/scim/`) run every change through the card store, as the API does.
 
@@ -9,6 +10,7 @@ pub mod discovery;
 pub mod filter;
 pub mod patch;
 pub mod user;
+pub mod user_name;
 
 use serde_json::{Map, Value};
 

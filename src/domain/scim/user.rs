@@ -9,8 +9,10 @@
 
 use serde_json::{Map, Value};
 
+use super::user_name::{refused_char, user_name_key};
 use super::{ScimError, ENTERPRISE, USER};
-use crate::domain::card::{Card, CardInput, CardPatch, Status};
+use crate::domain::card::{Card, CardInput, CardPatch, ScimColumns, Status};
+use crate::domain::email_key::Form;
 use crate::domain::input::Field;
 use crate::domain::lang::{is_language, DEFAULT_LANGUAGE};
 use crate::domain::time::iso8601;
@@ -394,47 +396,67 @@ fn invalid(errors: FieldErrors) -> ScimError {
     ScimError::invalid_value(detail)
 }
 
-/// A User as written: its userName (required, also in `rest`), externalId, and the rest,
-/// canonical.
+/// A User as written: its userName (required, also in `rest`) and the name's key,
+/// externalId, and the rest, canonical.
 struct Written {
     user_name: String,
+    key: String,
     external_id: Option<String>,
     rest: Map<String, Value>,
 }
 
-fn written(user: &Map<String, Value>) -> Result<Written, ScimError> {
+/// The User `user` as written; `normalize` puts text into a normal form (the worker's is
+/// `js::normalize`) for the userName's key.
+fn written(
+    user: &Map<String, Value>,
+    normalize: impl Fn(&str, Form) -> String,
+) -> Result<Written, ScimError> {
     let mut rest = canonical(user)?;
     let user_name = match rest.get("userName") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         _ => return Err(ScimError::invalid_value("userName is required.")),
     };
+    if let Some(c) = refused_char(&user_name) {
+        return Err(ScimError::invalid_value(format!(
+            "userName may not contain control or bidirectional formatting characters \
+             (U+{:04X}).",
+            c as u32
+        )));
+    }
     let external_id = match rest.remove("externalId") {
         Some(Value::String(s)) => Some(s),
         _ => None,
     };
     Ok(Written {
+        key: user_name_key(&user_name, normalize),
         user_name,
         external_id,
         rest,
     })
 }
 
-/// The userName's column, and the rest as JSON (userName and externalId have columns).
-fn stored(w: &Written) -> (Field<String>, Field<String>) {
+/// The columns of the User besides the card's fields (userName and externalId have
+/// columns of their own, so they leave the JSON).
+fn stored(w: &Written) -> ScimColumns {
     let mut rest = w.rest.clone();
     rest.remove("userName");
-    let user = Value::Object(rest).to_string();
-    (Field::Set(w.user_name.clone()), Field::Set(user))
+    ScimColumns {
+        name: Field::Set(w.user_name.clone()),
+        key: Field::Set(w.key.clone()),
+        rest: Field::Set(Value::Object(rest).to_string()),
+    }
 }
 
 /// `POST /Users`: the card to make.
-pub fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
-    let w = written(user)?;
+pub fn create_input(
+    user: &Map<String, Value>,
+    normalize: impl Fn(&str, Form) -> String,
+) -> Result<CardInput, ScimError> {
+    let w = written(user, normalize)?;
     let body = card_body(&w.rest, w.external_id.as_deref());
     let mut input = CardInput::parse(&body).map_err(invalid)?;
-    let (name, user) = stored(&w);
     let status = mapped(&w.rest).status_or_default();
-    input.set_scim(name, user, status);
+    input.set_scim(stored(&w), status);
     Ok(input)
 }
 
@@ -443,11 +465,16 @@ pub fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
 /// (derived when `name` is absent), and without `active` or a usable `preferredLanguage`
 /// the card is active in the default language (see [`card_body`]). The card's other
 /// fields keep their values; a draft's status is the caller's to keep (`api::scim`).
-pub fn replace_patch(user: &Map<String, Value>) -> Result<CardPatch, ScimError> {
-    let w = written(user)?;
+pub fn replace_patch(
+    user: &Map<String, Value>,
+    normalize: impl Fn(&str, Form) -> String,
+) -> Result<CardPatch, ScimError> {
+    let w = written(user, normalize)?;
     let body = card_body(&w.rest, w.external_id.as_deref());
     let mut patch = CardPatch::parse(&body).map_err(invalid)?;
-    (patch.scim_user_name, patch.scim_user) = stored(&w);
+    let columns = stored(&w);
+    (patch.scim_user_name, patch.scim_user_key, patch.scim_user) =
+        (columns.name, columns.key, columns.rest);
     Ok(patch)
 }
 
@@ -601,7 +628,16 @@ fn one_value(u: &mut Map<String, Value>, attr: &str, types: &[&str], sub: &str, 
 mod tests {
     use super::*;
     use crate::domain::card::fixture;
+    use crate::domain::email_key::native;
     use serde_json::json;
+
+    fn create_input(user: &Map<String, Value>) -> Result<CardInput, ScimError> {
+        super::create_input(user, native)
+    }
+
+    fn replace_patch(user: &Map<String, Value>) -> Result<CardPatch, ScimError> {
+        super::replace_patch(user, native)
+    }
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()

@@ -7,6 +7,8 @@ use crate::db::{EXTERNAL_ID_TAKEN, USER_NAME_TAKEN};
 use crate::domain::card::{Card, CardInput, CardPatch};
 use crate::domain::input::Field;
 use crate::domain::pagination::Page;
+use crate::domain::scim::user_name::user_name_key;
+use crate::js::normalize;
 use crate::store::accounts::AccountRow;
 use crate::store::card_row::CardRow;
 use crate::store::cards::{self, CardFilter};
@@ -160,6 +162,7 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
     let patch = |body: Value| CardPatch::parse(&obj(body)).expect("valid patch");
     let mut scim = patch(json!({"external_id": "crm-1"}));
     scim.scim_user_name = Field::Set("Ada@Example.com".into());
+    scim.scim_user_key = Field::Set(user_name_key("Ada@Example.com", normalize));
     let rows = db.exec(
         "cards::update_sql",
         &cards::update_sql(acc, card_id, &scim, None, now),
@@ -194,7 +197,7 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
     ))
     .expect("two statements");
     assert_eq!(one::<Count>("cards::list_sql", count).n, 1);
-    // SCIM reads: one card, and a page of those a filter keeps (userName in any case).
+    // SCIM reads: one card, and a page of those a filter keeps (userName by its key).
     let rows = db.exec("cards::one_sql", &cards::one_sql(acc, card_id));
     assert_eq!(one::<CardRow>("cards::one_sql", rows).id, card_id);
     assert!(db
@@ -203,14 +206,14 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
     let by_name = |name: &str| {
         cards::users_sql(
             acc,
-            "scim_user_name = ?2 COLLATE NOCASE",
-            vec![name.into()],
+            "scim_user_key = ?2",
+            vec![user_name_key(name, normalize).into()],
             0,
             10,
         )
     };
     let [count, page] =
-        <[Vec<Value>; 2]>::try_from(db.batch("cards::users_sql", &by_name("ada@EXAMPLE.com")))
+        <[Vec<Value>; 2]>::try_from(db.batch("cards::users_sql", &by_name(" ada@EXAMPLE.com")))
             .expect("two statements");
     assert_eq!(one::<Count>("cards::users_sql", count).n, 1);
     assert_eq!(decode::<CardRow>("cards::users_sql", page)[0].id, card_id);
@@ -240,8 +243,12 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
         ),
     );
     assert!(taken.contains(EXTERNAL_ID_TAKEN), "{taken}");
-    let mut same_name = CardPatch::default();
-    same_name.scim_user_name = Field::Set("ADA@example.COM".into());
+    // Another spelling of the name (full-width, upper case) is the same key.
+    let same_name = CardPatch {
+        scim_user_name: Field::Set("ＡＤＡ@example.COM".into()),
+        scim_user_key: Field::Set(user_name_key("ＡＤＡ@example.COM", normalize)),
+        ..CardPatch::default()
+    };
     let taken = db.refused(
         "cards::update_sql",
         &cards::update_sql(acc, other, &same_name, None, now),
@@ -263,4 +270,137 @@ pub(super) fn deleted(db: &mut Db, acc: i64, card_id: i64) {
     )
     .expect("two statements");
     assert_eq!(deleted.len(), 1);
+}
+
+/// migrations/shard/0011 keys the printable-ASCII userNames of existing Users as the worker
+/// would and leaves the others to the worker, which keys them once, before the account's
+/// next SCIM write or userName filter. Names that were separate Users and are one key now
+/// keep the key for the first keyed; the others are kept apart (`DUPLICATE {id} {key}`)
+/// so the unique index holds.
+pub(super) fn keys_of_user_names_from_before_the_key(db: &mut Db) {
+    let mut old = Db {
+        conn: rusqlite::Connection::open_in_memory().expect("in-memory SQLite"),
+        dir: rusqlite::Connection::open_in_memory().expect("in-memory SQLite"),
+        on_dir: false,
+        ran: std::collections::BTreeSet::new(),
+    };
+    old.migrate(|name| name < "0011");
+    let names: [(i64, Option<&str>); 9] = [
+        (70, Some("Ada@Example.com")),
+        // NOCASE told these apart from the one above.
+        (71, Some(" ada@example.com")),
+        (72, Some("ÄRZTE-u@x.example")),
+        (73, Some("a\u{308}rzte-U@x.example")),
+        (74, Some("\u{FF22}\u{FF2F}\u{FF22}")),
+        (75, Some("bob")),
+        (76, None),
+        (77, Some("tab\there")),
+        // Another account's: its own keys.
+        (80, Some("ärzte-u@x.example")),
+    ];
+    old.conn
+        .execute_batch(
+            "INSERT INTO accounts (id, name, plan, created_at) VALUES (7, 'Old', 'enterprise', 1);
+             INSERT INTO accounts (id, name, plan, created_at) VALUES (8, 'Other', 'enterprise', 1);",
+        )
+        .expect("accounts");
+    for (id, name) in names {
+        old.conn
+            .execute(
+                "INSERT INTO cards (id, account_id, slug, title, first_name, last_name, \
+                 created_at, updated_at, scim_user_name) VALUES (?1, ?2, ?3, 'T', 'F', 'L', 1, 1, ?4)",
+                rusqlite::params![id, if id < 80 { 7 } else { 8 }, format!("s{id}"), name],
+            )
+            .expect("card");
+    }
+    old.migrate(|name| name >= "0011");
+    let keys = |db: &mut Db| -> Vec<Value> {
+        db.exec(
+            "check",
+            &Stmt::new("SELECT scim_user_key FROM cards ORDER BY id", vec![]),
+        )
+        .into_iter()
+        .map(|r| r["scim_user_key"].clone())
+        .collect()
+    };
+    let null = Value::Null;
+    assert_eq!(
+        keys(&mut old),
+        vec![
+            json!(user_name_key(names[0].1.unwrap_or_default(), normalize)),
+            json!("DUPLICATE 71 ada@example.com"),
+            null.clone(),
+            null.clone(),
+            null.clone(),
+            json!("bob"),
+            null.clone(),
+            null.clone(),
+            null.clone(),
+        ],
+        "printable ASCII keyed as the worker keys it, the rest left to the worker"
+    );
+    for account in [7, 8] {
+        let rows = old.exec(
+            "cards::missing_user_keys_sql",
+            &cards::missing_user_keys_sql(account, 100),
+        );
+        for row in decode::<cards::UnkeyedUser>("cards::missing_user_keys_sql", rows) {
+            let key = user_name_key(&row.scim_user_name, normalize);
+            old.exec(
+                "cards::set_user_key_sql",
+                &cards::set_user_key_sql(account, row.id, &row.scim_user_name, &key),
+            );
+        }
+    }
+    assert_eq!(
+        keys(&mut old),
+        vec![
+            json!("ada@example.com"),
+            json!("DUPLICATE 71 ada@example.com"),
+            json!("ärzte-u@x.example"),
+            json!("DUPLICATE 73 ärzte-u@x.example"),
+            json!("DUPLICATE 74 bob"),
+            json!("bob"),
+            null,
+            json!("tab\there"),
+            json!("ärzte-u@x.example"),
+        ]
+    );
+    assert!(old
+        .exec(
+            "cards::missing_user_keys_sql",
+            &cards::missing_user_keys_sql(7, 100)
+        )
+        .is_empty());
+    // A name changed since it was read (a worker of the previous version) is not keyed as
+    // the old one.
+    old.conn
+        .execute(
+            "UPDATE cards SET scim_user_name = 'new', scim_user_key = NULL WHERE id = 77",
+            [],
+        )
+        .expect("rename");
+    old.exec(
+        "cards::set_user_key_sql",
+        &cards::set_user_key_sql(7, 77, "tab\there", "tab\there"),
+    );
+    let rows = old.exec("check", &Stmt::new("SELECT changes() AS n", vec![]));
+    assert_eq!(rows[0]["n"], 0);
+    let found = |db: &mut Db, name: &str| -> Vec<i64> {
+        let stmts = cards::users_sql(
+            7,
+            "scim_user_key = ?2",
+            vec![user_name_key(name, normalize).into()],
+            0,
+            10,
+        );
+        let page = db.batch("cards::users_sql", &stmts).remove(1);
+        decode::<CardRow>("cards::users_sql", page)
+            .into_iter()
+            .map(|c| c.id)
+            .collect()
+    };
+    assert_eq!(found(&mut old, "ärzte-u@X.EXAMPLE"), vec![72]);
+    assert_eq!(found(&mut old, "BOB"), vec![75]);
+    db.ran.extend(old.ran);
 }

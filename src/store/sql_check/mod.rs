@@ -276,6 +276,7 @@ fn scenario(db: &mut Db) {
     cards::deleted(db, acc, card.id);
     tokens::revoked(db, token, now);
     leads::keys_of_leads_from_before_the_key(db);
+    cards::keys_of_user_names_from_before_the_key(db);
     events::feed_and_idempotency(db, acc, now);
     webhooks::webhooks_and_outbox(db, acc, now);
     erasure::erasure_reaches_every_copy(db, acc, now);
