@@ -40,7 +40,7 @@ pub async fn apple_pass(app: &App, req: &Request, slug: &str) -> ApiResult<Respo
         &signature,
     );
     let body = apple::pkpass(&pass_json, &manifest, &signed);
-    tracking::record_click(app, card.account_id, card.id, "wallet", req);
+    tracking::record_click(app, card.account_id, card.id, "wallet", req).await;
     // `no-store` (from `headers`): the pass is the card as it is now, so no cache may
     // keep one that a card change would make stale; the same URL always gives the
     // current fields, and the serial number makes Wallet replace the old pass.
@@ -65,6 +65,6 @@ pub async fn google_save(app: &App, req: &Request, slug: &str) -> ApiResult<Resp
     );
     let input = google::signing_input(&claims);
     let signature = sign(app, GOOGLE_WALLET_KEY, KeyKind::Rsa, &[], input.as_bytes()).await?;
-    tracking::record_click(app, card.account_id, card.id, "wallet", req);
+    tracking::record_click(app, card.account_id, card.id, "wallet", req).await;
     Ok(redirect(302, &google::save_url(&input, &signature)))
 }
