@@ -285,10 +285,18 @@ pub fn compact(n: u64) -> String {
 }
 
 /// The y axis of a largest count, in tenths: its top, the smallest 1, 2 or 5 × 10^n at or
-/// above the count (1 when every count is 0, so nothing divides by zero), and the step
-/// between gridlines that gives 3 to 5 of them: 1 by halves, 2 by halves, 5 by 2.5.
+/// above the count, and the step between gridlines that gives 3 to 5 of them: 1 by halves,
+/// 2 by halves, 5 by 2.5; up to 5, whole numbers (2, 4 or 6; 2 when every count is 0, so
+/// nothing divides by zero).
 fn scale(max: u64) -> (u64, u64) {
     let max = max.min(MAX_DRAWN);
+    // Counts are whole: up to 5 the ticks are whole numbers too (no "0.5 views").
+    match max {
+        0..=2 => return (20, 10),
+        3 | 4 => return (40, 10),
+        5 => return (60, 20),
+        _ => {}
+    }
     let mut unit = 1;
     loop {
         for (d, step) in [(1, 5), (2, 5), (5, 25)] {
@@ -628,10 +636,12 @@ mod tests {
     #[test]
     fn the_axis_tops_at_a_nice_number_with_3_to_5_gridlines() {
         for (max, top) in [
-            (0, 1),
-            (1, 1),
+            (0, 2),
+            (1, 2),
             (2, 2),
-            (3, 5),
+            (3, 4),
+            (5, 6),
+            (6, 10),
             (7, 10),
             (10, 10),
             (11, 20),
@@ -643,9 +653,10 @@ mod tests {
         ] {
             assert_eq!(nice_max(max), top, "{max}");
         }
-        assert_eq!(tick_labels(0), ["0", "0.5", "1"]);
-        assert_eq!(tick_labels(2), ["0", "0.5", "1", "1.5", "2"]);
-        assert_eq!(tick_labels(5), ["0", "2.5", "5"]);
+        assert_eq!(tick_labels(0), ["0", "1", "2"]);
+        assert_eq!(tick_labels(2), ["0", "1", "2"]);
+        assert_eq!(tick_labels(4), ["0", "1", "2", "3", "4"]);
+        assert_eq!(tick_labels(5), ["0", "2", "4", "6"]);
         assert_eq!(tick_labels(7), ["0", "5", "10"]);
         assert_eq!(tick_labels(99), ["0", "50", "100"]);
         assert_eq!(tick_labels(1234), ["0", "500", "1k", "1.5k", "2k"]);
@@ -760,7 +771,7 @@ mod tests {
     }
 
     #[test]
-    fn all_zero_days_draw_a_flat_line_at_zero_under_a_top_of_1() {
+    fn all_zero_days_draw_a_flat_line_at_zero_under_a_top_of_2() {
         let svg = line(&days(30, |_| 0), &CAPTION).into_string();
         let pts = points(&svg);
         assert_eq!(pts.len(), 30);
@@ -769,7 +780,7 @@ mod tests {
             .into_iter()
             .map(|t| t.text)
             .collect();
-        assert_eq!(ticks, ["0", "0.5", "1"]);
+        assert_eq!(ticks, ["0", "1", "2"]);
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
         assert!(svg.contains("<desc id=\"views-desc\">Total: 0, 2026-10-24 – 2026-11-22</desc>"));
     }
@@ -803,9 +814,9 @@ mod tests {
             decimal: ',',
             ..CAPTION
         };
-        let svg = line(&days(7, |i| if i == 6 { 5 } else { 0 }), &german).into_string();
-        assert!(svg.contains(">2,5<"), "{svg}");
-        assert!(!svg.contains(">2.5<"), "{svg}");
+        let svg = line(&days(7, |i| if i == 6 { 1234 } else { 0 }), &german).into_string();
+        assert!(svg.contains(">1,5k<"), "{svg}");
+        assert!(!svg.contains(">1.5k<"), "{svg}");
         // Coordinates stay SVG numbers.
         assert!(svg.contains('.'), "{svg}");
         let svg = bars(&[("mobile".into(), 1_500)], &german).into_string();
