@@ -7,8 +7,8 @@
 //
 // It starts its own `wrangler dev` (fresh state, inspector on a free port), seeds 120 cards
 // with every field and 20 leads through the API, warms up, then profiles REQUESTS requests
-// (default 2000) at 8 concurrent. For readable wasm frames build without the name trimming:
-// `worker-build --release` (what `make build` runs before scripts/short-wasm-names.mjs).
+// (default 2000) at 8 concurrent. The uploaded module has no names, so wasm frames show as
+// indices: pipe the output through `make -s wasm-name` (scripts/wasm-name.mjs) to name them.
 // `ws` is pinned in package.json for it.
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";

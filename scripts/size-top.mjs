@@ -1,6 +1,6 @@
 // Where the bytes of the worker's module are: its largest functions by code size, its data,
 // and the code summed by module path (`cardapi::area`, `serde_json`, ...), read from the
-// module before its names are trimmed (build/index_bg.named.wasm). twiggy 0.7 (the last
+// module with its names (build/index_bg.named.wasm; the upload has none). twiggy 0.7 (the last
 // release) refuses this module ("Invalid external kind": the reference-types imports
 // wasm-bindgen writes), so this reads the two sections itself.
 // Usage: node scripts/size-top.mjs [FILE.wasm] [N]

@@ -7,8 +7,8 @@
 //   3 runs (a busy machine only ever adds time; up to 9 when over): at most
 //   STARTUP_BUDGET_MS (15);
 // - crates that must not come back into the module (the `url` crate and its IDNA/ICU
-//   tables, ~66 KB gzip): looked for by name in the module before its names are trimmed
-//   (build/index_bg.named.wasm).
+//   tables, ~66 KB gzip): looked for by name in build/index_bg.named.wasm, the module
+//   with its names (the upload has none).
 // Exits 1 when one is broken, so `make build` and CI fail.
 // Usage: node scripts/upload-report.mjs            (after build/index.js exists)
 //        node scripts/upload-report.mjs --record   (also writes bench/upload.json)
