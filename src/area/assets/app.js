@@ -112,6 +112,19 @@
     }
   }
 
+  // A card's signature as rich text with its plain text, else the text alone; the items
+  // are promises so the write stays within the click (Safari refuses it after a fetch).
+  function copySignature(b) {
+    const got = fetch(b.dataset.signature).then((r) => r.json()).then((j) => j.data);
+    const item = (k, type) => got.then((d) => new Blob([d[k]], { type }));
+    const text = () => got.then((d) => navigator.clipboard.writeText(d.text));
+    const was = b.textContent;
+    (window.ClipboardItem ? navigator.clipboard.write([new ClipboardItem({
+      "text/html": item("html", "text/html"), "text/plain": item("text", "text/plain") })]).catch(text) : text())
+      .then(() => b.dataset.copied, () => b.dataset.failed)
+      .then((t) => { b.textContent = t; setTimeout(() => { b.textContent = was; }, 2000); });
+  }
+
   document.addEventListener("click", (ev) => {
     const button = ev.target.closest("[data-ceremony]");
     if (button) {
@@ -124,6 +137,8 @@
       ceremony(button);
       return;
     }
+    const sig = ev.target.closest("[data-signature]");
+    if (sig) { copySignature(sig); return; }
     const copy = ev.target.closest("[data-copy]");
     if (copy) {
       const source = document.getElementById(copy.dataset.copy);
@@ -144,5 +159,7 @@
   });
 
   // Copy buttons need the script: they are hidden until it runs.
-  for (const b of document.querySelectorAll("[data-copy][hidden]")) b.hidden = false;
+  for (const b of document.querySelectorAll("[data-copy][hidden],[data-signature][hidden]")) {
+    if (b.dataset.copy || navigator.clipboard) b.hidden = false;
+  }
 })();
