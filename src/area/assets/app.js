@@ -112,16 +112,32 @@
     }
   }
 
-  // A card's signature as rich text with its plain text, else the text alone; the items
-  // are promises so the write stays within the click (Safari refuses it after a fetch).
+  // A card's signature as rich text with its plain text beside it, else the text alone.
+  // A copy event puts the HTML on the clipboard as sent (Chromium would parse a
+  // ClipboardItem's HTML in this page and log its CSP refusing the inline styles). Safari
+  // allows no copy after the fetch: there the item's promises keep the click's permission.
   function copySignature(b) {
     const got = fetch(b.dataset.signature).then((r) => r.json()).then((j) => j.data);
-    const item = (k, type) => got.then((d) => new Blob([d[k]], { type }));
-    const text = () => got.then((d) => navigator.clipboard.writeText(d.text));
     const was = b.textContent;
-    (window.ClipboardItem ? navigator.clipboard.write([new ClipboardItem({
-      "text/html": item("html", "text/html"), "text/plain": item("text", "text/plain") })]).catch(text) : text())
-      .then(() => b.dataset.copied, () => b.dataset.failed)
+    let done;
+    if ("GestureEvent" in window && window.ClipboardItem) {
+      const item = (k, type) => got.then((d) => new Blob([d[k]], { type }));
+      done = navigator.clipboard.write([new ClipboardItem({
+        "text/html": item("html", "text/html"), "text/plain": item("text", "text/plain") })]);
+    } else {
+      done = got.then((d) => {
+        const put = (e) => {
+          e.clipboardData.setData("text/html", d.html);
+          e.clipboardData.setData("text/plain", d.text);
+          e.preventDefault();
+        };
+        document.addEventListener("copy", put);
+        const copied = document.execCommand("copy");
+        document.removeEventListener("copy", put);
+        return copied || navigator.clipboard.writeText(d.text);
+      });
+    }
+    done.then(() => b.dataset.copied, () => b.dataset.failed)
       .then((t) => { b.textContent = t; setTimeout(() => { b.textContent = was; }, 2000); });
   }
 
