@@ -116,6 +116,11 @@ pub async fn upsert(
     Err(ApiError::Contended)
 }
 
+/// The card as an email signature (teams.md 2).
+pub async fn signature(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
+    ops::cards::signature_of(app, p.account_id, p.features, id).await
+}
+
 pub async fn delete(app: &App, p: &Principal, id: i64) -> ApiResult<Response> {
     ops::cards::remove(app, p, id).await?;
     ok(&serde_json::json!({"message": "Card deleted successfully."}))

@@ -1,7 +1,8 @@
 //! Cards (account-area.md 2): the account's cards, most recently updated first, with their
 //! name, status, language and last change, and links to each one's public page, QR code and
 //! vCard, and, when wallet passes are configured (wallet.md), "Add to Apple Wallet" and
-//! "Add to Google Wallet" for the cards whose page is up. Cards are made and changed
+//! "Add to Google Wallet" for the cards whose page is up, and "Copy signature" (the card as
+//! an email signature, teams.md 2, copied as rich text). Cards are made and changed
 //! through the API; this page only shows them.
 
 use worker::Response;
@@ -31,6 +32,9 @@ texts! {
         vcard: "vCard" / "vCard",
         apple_wallet: "Add to Apple Wallet" / "Zu Apple Wallet hinzufügen",
         google_wallet: "Add to Google Wallet" / "Zu Google Wallet hinzufügen",
+        copy_signature: "Copy signature" / "Signatur kopieren",
+        signature_copied: "Signature copied" / "Signatur kopiert",
+        signature_failed: "The signature could not be copied." / "Die Signatur konnte nicht kopiert werden.",
         active: "Active" / "Aktiv",
         draft: "Draft" / "Entwurf",
         archived: "Archived" / "Archiviert",
@@ -135,9 +139,38 @@ fn table(h: &mut Html, lang: Lang, lines: &[CardLine], wallets: Offered) {
             let name = format!("{label}: {}", card.title);
             h.element("a", &[("href", href), ("aria-label", &name)], label);
         }
+        // The script fetches the signature and copies it; without it the button stays hidden.
+        if active {
+            h.raw(" ").element(
+                "button",
+                &[
+                    ("type", "button"),
+                    ("class", "link"),
+                    (
+                        "data-signature",
+                        &format!("/app/cards/{}/signature", card.id),
+                    ),
+                    ("data-copied", t.signature_copied),
+                    ("data-failed", t.signature_failed),
+                    (
+                        "aria-label",
+                        &format!("{}: {}", t.copy_signature, card.title),
+                    ),
+                    ("hidden", ""),
+                ],
+                t.copy_signature,
+            );
+        }
         h.raw("</td></tr>");
     }
     h.raw("</tbody></table></div>");
+}
+
+/// `/app/cards/{id}/signature`: the account's card as an email signature, `{data: {html,
+/// text}}` as the API answers it, shown as the account's current features allow.
+pub async fn signature(app: &App, s: &Signed, id: i64) -> ApiResult<Response> {
+    let features = s.account.overrides.effective(s.account.plan).0;
+    ops::cards::signature_of(app, s.account.id, features, id).await
 }
 
 /// A stored status in the page's language; one the page does not know, as stored.
@@ -216,7 +249,7 @@ mod tests {
             "<a href=\"/c/ada-lovelace/vcard\" aria-label=\"vCard: Ada Lovelace\">vCard</a> · \
              <a href=\"/c/ada-lovelace/wallet.pkpass\" aria-label=\"Add to Apple Wallet: Ada \
              Lovelace\">Add to Apple Wallet</a> · <a href=\"/c/ada-lovelace/wallet/google\" \
-             aria-label=\"Add to Google Wallet: Ada Lovelace\">Add to Google Wallet</a></td>"
+             aria-label=\"Add to Google Wallet: Ada Lovelace\">Add to Google Wallet</a> <button"
         ));
         // The draft's page is 404, and so would its passes be.
         assert!(!both.contains("alan-turing/wallet"));
@@ -224,6 +257,25 @@ mod tests {
         assert!(de.contains(">Zu Google Wallet hinzufügen</a>"));
         assert!(!de.contains("wallet.pkpass") && !de.contains("Apple"));
         assert!(html(Lang::De, true, false).contains(">Zu Apple Wallet hinzufügen</a>"));
+    }
+
+    #[test]
+    fn active_cards_offer_their_signature_in_the_language() {
+        let lines = [
+            line(7, "ada-lovelace", "Ada Lovelace", "active"),
+            line(8, "alan-turing", "Alan Turing", "draft"),
+        ];
+        let mut h = Html::default();
+        table(&mut h, Lang::De, &lines, NO_WALLET);
+        let html = h.into_string();
+        assert!(html.contains(
+            "<button type=\"button\" class=\"link\" data-signature=\"/app/cards/7/signature\" \
+             data-copied=\"Signatur kopiert\" data-failed=\"Die Signatur konnte nicht kopiert \
+             werden.\" aria-label=\"Signatur kopieren: Ada Lovelace\" hidden=\"\">Signatur \
+             kopieren</button>"
+        ));
+        // A draft's page is 404: a signature linking to it would be too.
+        assert!(!html.contains("/app/cards/8/signature"));
     }
 
     #[test]

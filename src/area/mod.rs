@@ -67,6 +67,8 @@ pub enum AreaRoute {
     EraseEmail,
     Analytics,
     Cards,
+    /// A card's email signature as JSON, for the Cards page's copy button (teams.md 2).
+    CardSignature(i64),
     Members,
     Invite,
     RemoveMember(i64),
@@ -98,8 +100,8 @@ impl AreaRoute {
             SignInPage | SignInOptions | SignIn | InvitePage(_) | InviteOptions(_) | Join(_)
             | Asset(_) | BadId => Access::Anyone,
             Overview | SignOut | Tokens | Webhooks | Webhook(_) | Leads | LeadsCsv | Analytics
-            | Cards | Members | Security | PasskeyOptions | AddPasskey | RenamePasskey(_)
-            | RemovePasskey(_) => Access::Member,
+            | Cards | CardSignature(_) | Members | Security | PasskeyOptions | AddPasskey
+            | RenamePasskey(_) | RemovePasskey(_) => Access::Member,
             CreateToken | RevokeToken(_) | CreateWebhook | UpdateWebhook(_) | RotateWebhook(_)
             | DeleteWebhook(_) | Redeliver(..) | EraseLead(_) | EraseEmail | Invite
             | RemoveMember(_) => Access::Owner,
@@ -111,7 +113,13 @@ impl AreaRoute {
         use AreaRoute::*;
         matches!(
             self,
-            SignInOptions | SignIn | InviteOptions(_) | Join(_) | PasskeyOptions | AddPasskey
+            SignInOptions
+                | SignIn
+                | InviteOptions(_)
+                | Join(_)
+                | PasskeyOptions
+                | AddPasskey
+                | CardSignature(_)
         )
     }
 }
@@ -228,6 +236,10 @@ const PATHS: &[Path<AreaRoute>] = &[
     Path {
         segs: &[Lit("cards")],
         methods: &[("GET", |_| AreaRoute::Cards)],
+    },
+    Path {
+        segs: &[Lit("cards"), Hole, Lit("signature")],
+        methods: &[("GET", |h| id(h, AreaRoute::CardSignature))],
     },
     Path {
         segs: &[Lit("members")],
@@ -464,6 +476,7 @@ async fn signed_in(
         EraseEmail => leads::erase_email(app, req, ctx, s).await,
         Analytics => analytics::page(app, &req, ctx, s).await,
         Cards => cards::page(app, ctx, s).await,
+        CardSignature(id) => cards::signature(app, s, id).await,
         Members => members::page(app, ctx, s).await,
         Invite => members::invite(app, req, ctx, s).await,
         RemoveMember(id) => members::remove(app, ctx, s, id).await,

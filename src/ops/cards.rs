@@ -1,16 +1,21 @@
 //! Card changes (spec 4.2-4.5), for createCard, updateCard, patchCard, deleteCard, the
 //! external-id upsert and SCIM alike: the plan's coercions, the slug in the directory, the
-//! card limit, the event and its webhooks.
+//! card limit, the event and its webhooks. Also a card's email signature, which the API and
+//! the account area's copy button both answer.
 
 use crate::domain::card::{Card, CardInput, CardPatch};
 use crate::domain::config::SlugsFault;
+use crate::domain::plan::Features;
 use crate::domain::principal::Principal;
+use crate::domain::signature::signature;
 use crate::domain::slug::base_slug;
 use crate::http::error::{ApiError, ApiResult};
+use crate::http::response::ok;
 use crate::http::App;
 use crate::store::cards::{self, Created};
 use crate::store::outbox;
 use crate::store::slugs;
+use worker::Response;
 
 /// Makes a card: the plan's coercions, the slug, the limit, the event and its webhooks.
 /// The card as the account's features show it.
@@ -98,4 +103,19 @@ pub async fn remove(app: &App, p: &Principal, id: i64) -> ApiResult<()> {
         return Err(ApiError::NotFound);
     }
     Ok(())
+}
+
+/// `{data: {html, text}}`: the account's card as an email signature (teams.md 2), shown as
+/// the account's `features` allow; another account's card is 404.
+pub async fn signature_of(
+    app: &App,
+    account_id: i64,
+    features: Features,
+    id: i64,
+) -> ApiResult<Response> {
+    let card = cards::one(&*app.db()?, account_id, id)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    let s = signature(&card.effective(features), &app.base_url);
+    ok(&serde_json::json!({"data": {"html": s.html, "text": s.text}}))
 }

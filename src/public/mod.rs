@@ -2,13 +2,16 @@
 //! the lead form. Pages are HTML; the lead endpoint also speaks JSON.
 
 pub mod html;
-pub mod i18n;
-pub mod links;
 pub mod page;
 pub mod qr;
+pub mod signature;
 pub mod tracking;
 pub mod vcard;
 pub mod wallet;
+
+// The page's strings and link targets are the domain's, shared with the email signature
+// (`domain::signature`); named here as the pages always have.
+pub use crate::domain::{i18n, links};
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::html::Html;
 use super::i18n::{form_error, strings, Strings, Text};
-use super::links::social_url;
-use crate::domain::card::{Card, SocialLink};
+use super::links::social;
+use crate::domain::card::Card;
 use crate::domain::design::{
     readable_on, text_on, ButtonStyle, Design, Font, Rgb, Template, Theme, DEFAULT_ACCENT,
 };
@@ -180,44 +180,6 @@ fn localized<'a>(
         .filter(|s| filled(s))
         .or(base)
         .filter(|s| filled(s))
-}
-
-fn platform_label(p: &str) -> String {
-    match p {
-        "linkedin" => "LinkedIn".into(),
-        "x" => "X".into(),
-        "github" => "GitHub".into(),
-        "gitlab" => "GitLab".into(),
-        "youtube" => "YouTube".into(),
-        "tiktok" => "TikTok".into(),
-        "whatsapp" => "WhatsApp".into(),
-        _ => {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        }
-    }
-}
-
-/// One entry per platform: `/go/social_<platform>` leads to the first of them.
-fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
-    let mut shown: Vec<(&'static str, String)> = Vec::new();
-    for link in links {
-        let p = link.platform.as_str();
-        // Only links that lead somewhere: `/go/social_<platform>` takes the first of these.
-        if shown.iter().any(|(seen, _)| *seen == p) || social_url(link).is_none() {
-            continue;
-        }
-        let label = link
-            .label
-            .as_deref()
-            .filter(|l| filled(l))
-            .map(str::to_string)
-            .unwrap_or_else(|| platform_label(p));
-        shown.push((p, label));
-    }
-    shown
 }
 
 const LIGHT_SURFACES: [Rgb; 2] = [Rgb(0xff, 0xff, 0xff), Rgb(0xf3, 0xf4, 0xf6)];

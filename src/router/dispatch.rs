@@ -36,6 +36,7 @@ pub async fn read(app: &App, p: &Principal, req: &Request, r: Read) -> ApiResult
     match r {
         Read::ListCards => api::cards::list(app, p, req).await,
         Read::GetCard(id) => api::cards::get(app, p, id).await,
+        Read::CardSignature(id) => api::cards::signature(app, p, id).await,
         Read::ListLeads => api::leads::list(app, p, req).await,
         Read::GetLead(id) => api::leads::get(app, p, id).await,
         Read::AnalyticsViews => api::analytics::views(app, p, req).await,

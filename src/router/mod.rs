@@ -118,6 +118,11 @@ async fn surface(app: &App, req: Request) -> Response {
                 Box::pin(crate::area::handle(app, req, rest));
             area.await
         }
+        ["assets", "signature", name] => {
+            app.trace.borrow_mut().route = "asset";
+            crate::public::signature::icon(&method(&req), name)
+                .unwrap_or_else(ApiError::into_response)
+        }
         ["c", rest @ ..] => {
             app.trace.borrow_mut().route = "public";
             crate::public::handle(app, req, rest).await

@@ -29,6 +29,8 @@ pub enum Route {
 pub enum Read {
     ListCards,
     GetCard(i64),
+    /// The card as an email signature (teams.md 2).
+    CardSignature(i64),
     ListLeads,
     GetLead(i64),
     AnalyticsViews,
@@ -117,6 +119,7 @@ impl Read {
         let (name, scopes, tagging) = match self {
             Read::ListCards => ("listCards", CARDS_READ, ETag),
             Read::GetCard(_) => ("getCard", CARDS_READ, ETag),
+            Read::CardSignature(_) => ("getCardSignature", CARDS_READ, ETag),
             Read::ListLeads => ("listLeads", LEADS_READ, ETag),
             Read::GetLead(_) => ("getLead", LEADS_READ, ETag),
             Read::AnalyticsViews => ("analyticsViews", ANALYTICS_READ, ETag),
@@ -267,6 +270,10 @@ const PATHS: &[Path<Route>] = &[
     Path {
         segs: &[Lit("cards"), Lit("external"), Hole],
         methods: &[("PUT", |_| Route::Write(Write::UpsertCard))],
+    },
+    Path {
+        segs: &[Lit("cards"), Hole, Lit("signature")],
+        methods: &[("GET", |h| one(h, |id| Route::Read(Read::CardSignature(id))))],
     },
     Path {
         segs: &[Lit("leads")],

@@ -296,6 +296,34 @@ async function main() {
       else fail(`${name}: screenshots and axe: the page did not answer`);
     }
 
+    console.log("==> Cards: Copy signature puts the card's email signature on the clipboard");
+    await visit(page, base, "/app/cards");
+    const sig = page.locator("button[data-signature]").first();
+    if (!(await sig.isVisible())) {
+      fail("no visible Copy signature button on /app/cards");
+    } else {
+      const label = await sig.textContent();
+      await sig.click();
+      await page.waitForFunction((was) => document.querySelector("button[data-signature]").textContent !== was, label,
+        { timeout: 10000 }).catch(() => {});
+      const said = await sig.textContent();
+      const board = await page.evaluate(async () => {
+        const out = {};
+        for (const item of await navigator.clipboard.read()) {
+          for (const type of item.types) out[type] = await (await item.getType(type)).text();
+        }
+        return out;
+      });
+      const id = (await sig.getAttribute("data-signature")).split("/")[3];
+      const want = (await api("GET", `/api/v1/cards/${id}/signature`, undefined, setup)).data;
+      // Chromium sanitises HTML it puts on the clipboard (a <meta charset> in front): the
+      // signature's table is in it, and the plain text is the API's.
+      const html = board["text/html"] || "";
+      html.includes("<table") && html.includes(want.text.split("\n")[0]) && board["text/plain"] === want.text
+        ? ok(`Copy signature copies the card's signature as HTML and text (and says "${said}")`)
+        : fail(`clipboard after Copy signature: ${JSON.stringify(board).slice(0, 300)}`);
+    }
+
     console.log("==> the member: their own browser and passkey; no write controls; posts refused");
     const member = await person(browser, "member", 390);
     await visit(member.page, base, new URL(link).pathname);

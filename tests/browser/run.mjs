@@ -2,7 +2,9 @@
 // `make test`): Debian's Chromium driven by playwright-core against the built worker in
 // local workerd. Screenshots of each template in two languages at 390 and 1280 px go to
 // target/screenshots/ (README); axe-core must find no violation on any of them; the lead
-// form is filled in and sent by clicking, and the lead is then read through the API.
+// form is filled in and sent by clicking, and the lead is then read through the API. Each
+// layout's email signature (teams.md 2), in both languages, is drawn at 600 px into
+// target/screenshots/signature-{layout}-{en,de}.png.
 //
 // Standalone: it starts its own worker on free ports with fresh state and serves the
 // card images from a small local server, since the machine has no internet.
@@ -121,6 +123,38 @@ async function main() {
       fail(`lead not stored as expected: ${JSON.stringify(leads)}`);
     }
     await context.close();
+
+    console.log("==> email signatures (teams.md 2) at 600 px");
+    const signatureLinks = [
+      ...common.social_links,
+      { platform: "x", url: "ada_example" }, { platform: "xing", url: "Ada_Example" },
+      { platform: "instagram", url: "ada.example" }, { platform: "youtube", url: "@ada" },
+      { platform: "mastodon", url: "@ada@social.example" }, { platform: "website", url: "https://blog.acme.example" },
+    ];
+    for (const c of cards) {
+      for (const lang of ["en", "de"]) {
+        const name = `signature-${c.template_id}-${lang}`;
+        const sigCard = (await api("POST", "/api/v1/cards", {
+          ...common, ...c, language: lang, social_links: signatureLinks,
+        }, token)).data;
+        const { html, text } = (await api("GET", `/api/v1/cards/${sigCard.id}/signature`, undefined, token)).data;
+        if (!html || !text) { fail(`${name}: no signature`); continue; }
+        // A short viewport: the full-page shot is as tall as the signature.
+        const context = await browser.newContext({ viewport: { width: 600, height: 60 } });
+        const page = await context.newPage();
+        await page.setContent(`<!doctype html><html lang="${lang}"><body style="margin:0;background:#fff">${html}</body></html>`,
+          { waitUntil: "load" });
+        await page.waitForFunction(() => [...document.images].every((i) => i.complete), null, { timeout: 10000 })
+          .catch(() => {});
+        const broken = await page.$$eval("img", (imgs) => imgs.filter((i) => i.naturalWidth === 0).map((i) => i.src));
+        if (broken.length) fail(`${name}: images not shown: ${broken.join(", ")}`);
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (wide > 600) fail(`${name}: ${wide} px wide`);
+        await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+        if (!broken.length && wide <= 600) ok(`${name}: screenshot, ${html.length} characters, every image shown`);
+        await context.close();
+      }
+    }
   } finally {
     if (browser) await browser.close();
     worker.stop();

@@ -684,6 +684,36 @@ fn the_cards_page_lists_every_card_with_its_three_links() {
     assert!(vcard.body.starts_with("BEGIN:VCARD"));
     let public = call("GET", &format!("{}/c/{slug}", s.base), None, None, &[]);
     assert_eq!(public.status, 200);
+    // "Copy signature" (teams.md 2) on active cards: the button's URL answers the API's
+    // signature of the card; a draft has none, and another account's card is not found.
+    let id = t.get("/cards?per_page=100").json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["slug"] == slug.as_str())
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let button = format!("/app/cards/{id}/signature");
+    let page = if first.contains(&button) {
+        &first
+    } else {
+        &second
+    };
+    assert!(page.contains(&format!("data-signature=\"{button}\"")));
+    assert!(page.contains(">Copy signature</button>"));
+    assert!(!first.contains(&format!("/app/cards/{}/signature", draft["id"])));
+    let copied = b.get(&button);
+    assert_eq!(copied.status, 200, "{}", copied.body);
+    assert_eq!(
+        copied.json(),
+        t.get(&format!("/cards/{id}/signature")).json(),
+        "the API's signature"
+    );
+    let other = s.tenant(&["cards:write"]);
+    let foreign = other.card(json!({"first_name": "Other", "last_name": "Account"}));
+    let r = b.get(&format!("/app/cards/{}/signature", foreign["id"]));
+    assert_eq!(r.status, 404, "{}", r.body);
 }
 
 #[test]

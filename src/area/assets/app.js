@@ -112,6 +112,35 @@
     }
   }
 
+  // A card's signature as rich text with its plain text beside it, else the text alone.
+  // A copy event puts the HTML on the clipboard as sent (Chromium would parse a
+  // ClipboardItem's HTML in this page and log its CSP refusing the inline styles). Safari
+  // allows no copy after the fetch: there the item's promises keep the click's permission.
+  function copySignature(b) {
+    const got = fetch(b.dataset.signature).then((r) => r.json()).then((j) => j.data);
+    const was = b.textContent;
+    let done;
+    if ("GestureEvent" in window && window.ClipboardItem) {
+      const item = (k, type) => got.then((d) => new Blob([d[k]], { type }));
+      done = navigator.clipboard.write([new ClipboardItem({
+        "text/html": item("html", "text/html"), "text/plain": item("text", "text/plain") })]);
+    } else {
+      done = got.then((d) => {
+        const put = (e) => {
+          e.clipboardData.setData("text/html", d.html);
+          e.clipboardData.setData("text/plain", d.text);
+          e.preventDefault();
+        };
+        document.addEventListener("copy", put);
+        const copied = document.execCommand("copy");
+        document.removeEventListener("copy", put);
+        return copied || navigator.clipboard.writeText(d.text);
+      });
+    }
+    done.then(() => b.dataset.copied, () => b.dataset.failed)
+      .then((t) => { b.textContent = t; setTimeout(() => { b.textContent = was; }, 2000); });
+  }
+
   document.addEventListener("click", (ev) => {
     const button = ev.target.closest("[data-ceremony]");
     if (button) {
@@ -124,6 +153,8 @@
       ceremony(button);
       return;
     }
+    const sig = ev.target.closest("[data-signature]");
+    if (sig) { copySignature(sig); return; }
     const copy = ev.target.closest("[data-copy]");
     if (copy) {
       const source = document.getElementById(copy.dataset.copy);
@@ -144,5 +175,7 @@
   });
 
   // Copy buttons need the script: they are hidden until it runs.
-  for (const b of document.querySelectorAll("[data-copy][hidden]")) b.hidden = false;
+  for (const b of document.querySelectorAll("[data-copy][hidden],[data-signature][hidden]")) {
+    if (b.dataset.copy || navigator.clipboard) b.hidden = false;
+  }
 })();

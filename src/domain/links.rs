@@ -150,6 +150,46 @@ pub fn social_url(link: &SocialLink) -> Option<String> {
     }
 }
 
+/// A platform's name as people write it.
+pub fn platform_label(p: &str) -> String {
+    match p {
+        "linkedin" => "LinkedIn".into(),
+        "x" => "X".into(),
+        "github" => "GitHub".into(),
+        "gitlab" => "GitLab".into(),
+        "youtube" => "YouTube".into(),
+        "tiktok" => "TikTok".into(),
+        "whatsapp" => "WhatsApp".into(),
+        _ => {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        }
+    }
+}
+
+/// Platform and label of the social links a card shows, one entry per platform:
+/// `/go/social_<platform>` leads to the first of them (the page and the email signature).
+pub fn social(links: &[SocialLink]) -> Vec<(&'static str, String)> {
+    let mut shown: Vec<(&'static str, String)> = Vec::new();
+    for link in links {
+        let p = link.platform.as_str();
+        // Only links that lead somewhere: `/go/social_<platform>` takes the first of these.
+        if shown.iter().any(|(seen, _)| *seen == p) || social_url(link).is_none() {
+            continue;
+        }
+        let label = link
+            .label
+            .as_deref()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| platform_label(p));
+        shown.push((p, label));
+    }
+    shown
+}
+
 /// The redirect target for a click type, or `None` (404) for an unknown type or empty value.
 pub fn target(card: &Card, kind: &str) -> Option<String> {
     match kind {

@@ -1,4 +1,5 @@
-//! UI strings of the public card page in the 19 card languages (spec 2.5).
+//! UI strings of the public card page and the email signature in the 19 card languages
+//! (spec 2.5).
 
 use crate::domain::validation::Rule;
 
@@ -31,6 +32,8 @@ pub struct Strings {
     /// The wallet buttons (wallet.md 3), worded as Apple's and Google's localised badges.
     pub add_to_apple_wallet: &'static str,
     pub add_to_google_wallet: &'static str,
+    /// The email signature's link to the card page.
+    pub my_card: &'static str,
     /// Lead-form validation messages ([`form_error`]).
     pub form: FormErrors,
 }
@@ -135,6 +138,7 @@ const EN: Strings = Strings {
     qr_label: "QR code of this card",
     add_to_apple_wallet: "Add to Apple Wallet",
     add_to_google_wallet: "Add to Google Wallet",
+    my_card: "My digital business card",
     form: FormErrors {
         required: "{label} is required.",
         string: "{label} must be text.",
@@ -169,6 +173,7 @@ const DE: Strings = Strings {
     qr_label: "QR-Code dieser Karte",
     add_to_apple_wallet: "Zu Apple Wallet hinzufügen",
     add_to_google_wallet: "Zu Google Wallet hinzufügen",
+    my_card: "Meine digitale Visitenkarte",
     form: FormErrors {
         required: "Bitte füllen Sie das Feld „{label}“ aus.",
         string: "Das Feld „{label}“ muss Text enthalten.",
@@ -204,6 +209,7 @@ const BG: Strings = Strings {
     qr_label: "QR код на тази визитка",
     add_to_apple_wallet: "Добави в Apple Wallet",
     add_to_google_wallet: "Добавяне към Google Wallet",
+    my_card: "Моята дигитална визитка",
     form: FormErrors {
         required: "Полето „{label}“ е задължително.",
         string: "Полето „{label}“ трябва да съдържа текст.",
@@ -238,6 +244,7 @@ const CS: Strings = Strings {
     qr_label: "QR kód této vizitky",
     add_to_apple_wallet: "Přidat do Apple Wallet",
     add_to_google_wallet: "Přidat do Google Wallet",
+    my_card: "Moje digitální vizitka",
     form: FormErrors {
         required: "Pole „{label}“ je povinné.",
         string: "Pole „{label}“ musí obsahovat text.",
@@ -273,6 +280,7 @@ const DA: Strings = Strings {
     qr_label: "QR-kode til dette kort",
     add_to_apple_wallet: "Føj til Apple Wallet",
     add_to_google_wallet: "Føj til Google Wallet",
+    my_card: "Mit digitale visitkort",
     form: FormErrors {
         required: "Feltet »{label}« skal udfyldes.",
         string: "Feltet »{label}« skal indeholde tekst.",
@@ -308,6 +316,7 @@ const EL: Strings = Strings {
     qr_label: "Κωδικός QR αυτής της κάρτας",
     add_to_apple_wallet: "Προσθήκη στο Apple Wallet",
     add_to_google_wallet: "Προσθήκη στο Google Wallet",
+    my_card: "Η ψηφιακή επαγγελματική μου κάρτα",
     form: FormErrors {
         required: "Το πεδίο «{label}» είναι υποχρεωτικό.",
         string: "Το πεδίο «{label}» πρέπει να περιέχει κείμενο.",
@@ -342,6 +351,7 @@ const ES: Strings = Strings {
     qr_label: "Código QR de esta tarjeta",
     add_to_apple_wallet: "Añadir a Apple Wallet",
     add_to_google_wallet: "Añadir a Google Wallet",
+    my_card: "Mi tarjeta de visita digital",
     form: FormErrors {
         required: "El campo «{label}» es obligatorio.",
         string: "El campo «{label}» debe contener texto.",
@@ -377,6 +387,7 @@ const FR: Strings = Strings {
     qr_label: "Code QR de cette carte",
     add_to_apple_wallet: "Ajouter à Apple Wallet",
     add_to_google_wallet: "Ajouter à Google Wallet",
+    my_card: "Ma carte de visite numérique",
     form: FormErrors {
         required: "Le champ « {label} » est obligatoire.",
         string: "Le champ « {label} » doit contenir du texte.",
@@ -411,6 +422,7 @@ const HR: Strings = Strings {
     qr_label: "QR kod ove posjetnice",
     add_to_apple_wallet: "Dodaj u Apple Wallet",
     add_to_google_wallet: "Dodaj u Google Wallet",
+    my_card: "Moja digitalna posjetnica",
     form: FormErrors {
         required: "Polje „{label}” je obavezno.",
         string: "Polje „{label}” mora sadržavati tekst.",
@@ -445,6 +457,7 @@ const HU: Strings = Strings {
     qr_label: "A névjegy QR-kódja",
     add_to_apple_wallet: "Hozzáadás az Apple Wallethez",
     add_to_google_wallet: "Hozzáadás a Google Wallethez",
+    my_card: "Digitális névjegykártyám",
     form: FormErrors {
         required: "{label}: kötelező mező.",
         string: "{label}: csak szöveg adható meg.",
@@ -479,6 +492,7 @@ const IT: Strings = Strings {
     qr_label: "Codice QR di questo biglietto",
     add_to_apple_wallet: "Aggiungi a Apple Wallet",
     add_to_google_wallet: "Aggiungi a Google Wallet",
+    my_card: "Il mio biglietto da visita digitale",
     form: FormErrors {
         required: "Il campo «{label}» è obbligatorio.",
         string: "Il campo «{label}» deve contenere del testo.",
@@ -514,6 +528,7 @@ const NL: Strings = Strings {
     qr_label: "QR-code van dit visitekaartje",
     add_to_apple_wallet: "Voeg toe aan Apple Wallet",
     add_to_google_wallet: "Toevoegen aan Google Wallet",
+    my_card: "Mijn digitale visitekaartje",
     form: FormErrors {
         required: "Het veld ‘{label}’ is verplicht.",
         string: "Het veld ‘{label}’ moet tekst bevatten.",
@@ -548,6 +563,7 @@ const PL: Strings = Strings {
     qr_label: "Kod QR tej wizytówki",
     add_to_apple_wallet: "Dodaj do Apple Wallet",
     add_to_google_wallet: "Dodaj do Portfela Google",
+    my_card: "Moja cyfrowa wizytówka",
     form: FormErrors {
         required: "Pole „{label}” jest wymagane.",
         string: "Pole „{label}” musi zawierać tekst.",
@@ -582,6 +598,7 @@ const PT: Strings = Strings {
     qr_label: "Código QR deste cartão",
     add_to_apple_wallet: "Adicionar à Apple Wallet",
     add_to_google_wallet: "Adicionar à Google Wallet",
+    my_card: "O meu cartão de visita digital",
     form: FormErrors {
         required: "O campo «{label}» é obrigatório.",
         string: "O campo «{label}» deve conter texto.",
@@ -617,6 +634,7 @@ const RO: Strings = Strings {
     qr_label: "Codul QR al acestei cărți de vizită",
     add_to_apple_wallet: "Adaugă în Apple Wallet",
     add_to_google_wallet: "Adaugă în Google Wallet",
+    my_card: "Cartea mea de vizită digitală",
     form: FormErrors {
         required: "Câmpul „{label}” este obligatoriu.",
         string: "Câmpul „{label}” trebuie să conțină text.",
@@ -651,6 +669,7 @@ const SK: Strings = Strings {
     qr_label: "QR kód tejto vizitky",
     add_to_apple_wallet: "Pridať do Apple Wallet",
     add_to_google_wallet: "Pridať do Google Wallet",
+    my_card: "Moja digitálna vizitka",
     form: FormErrors {
         required: "Pole „{label}“ je povinné.",
         string: "Pole „{label}“ musí obsahovať text.",
@@ -685,6 +704,7 @@ const SL: Strings = Strings {
     qr_label: "Koda QR te vizitke",
     add_to_apple_wallet: "Dodaj v Apple Wallet",
     add_to_google_wallet: "Dodaj v Google Wallet",
+    my_card: "Moja digitalna vizitka",
     form: FormErrors {
         required: "Polje »{label}« je obvezno.",
         string: "Polje »{label}« mora vsebovati besedilo.",
@@ -719,6 +739,7 @@ const SV: Strings = Strings {
     qr_label: "QR-kod för detta kort",
     add_to_apple_wallet: "Lägg till i Apple Wallet",
     add_to_google_wallet: "Lägg till i Google Wallet",
+    my_card: "Mitt digitala visitkort",
     form: FormErrors {
         required: "Fältet ”{label}” måste fyllas i.",
         string: "Fältet ”{label}” måste innehålla text.",
@@ -753,6 +774,7 @@ const UK: Strings = Strings {
     qr_label: "QR-код цієї візитки",
     add_to_apple_wallet: "Додати в Apple Wallet",
     add_to_google_wallet: "Додати в Google Гаманець",
+    my_card: "Моя цифрова візитка",
     form: FormErrors {
         required: "Поле «{label}» обов'язкове для заповнення.",
         string: "Поле «{label}» має містити текст.",
