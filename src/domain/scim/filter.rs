@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::user::{canonical_name, strip_urn};
+use super::user::{canonical_name, strip_urn, PAIRS};
 use super::user_name::{part_key, user_name_key};
 use super::{ScimError, ENTERPRISE, USER};
 use crate::domain::email_key::Form;
@@ -350,7 +350,9 @@ pub fn parse(text: &str) -> Result<Filter, ScimError> {
 
 /// Attributes whose strings compare case-sensitively (RFC 7643 `caseExact`).
 fn case_exact(path: &AttrPath) -> bool {
-    path.is("id", None) || path.is("externalId", None) || path.attr.eq_ignore_ascii_case("meta")
+    path.is("id", None)
+        || path.attr.eq_ignore_ascii_case("meta")
+        || PAIRS.iter().any(|p| p.case_exact && path.is(p.attr, p.sub))
 }
 
 /// An attribute of an object, its name in any case (RFC 7643 2.1).
@@ -553,7 +555,8 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
             .find(|(n, _)| path.attr.eq_ignore_ascii_case(n))
             .map(|(_, c)| *c);
     }
-    const COLUMNS: [(&str, Option<&str>, Column); 10] = [
+    // Attributes with columns of their own; the card fields' come from [`PAIRS`].
+    const COLUMNS: [(&str, Option<&str>, Column); 6] = [
         ("id", None, Column::Id),
         (
             "userName",
@@ -563,23 +566,28 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
                 key: "scim_user_key",
             },
         ),
-        ("externalId", None, Column::Exact("external_id")),
         (
             "displayName",
             None,
             Column::Text("iif(scim_user IS NULL, title, json_extract(scim_user, '$.displayName'))"),
         ),
-        ("name", Some("givenName"), Column::Text("first_name")),
-        ("name", Some("familyName"), Column::Text("last_name")),
-        ("title", None, Column::Text("job_title")),
         ("active", None, Column::Active),
         ("meta", Some("created"), Column::Time("created_at")),
         ("meta", Some("lastModified"), Column::Time("updated_at")),
     ];
+    let paired = PAIRS.iter().filter(|p| p.filtered).map(|p| {
+        let column = if p.case_exact {
+            Column::Exact(p.field)
+        } else {
+            Column::Text(p.field)
+        };
+        (p.attr, p.sub, column)
+    });
     COLUMNS
-        .iter()
+        .into_iter()
+        .chain(paired)
         .find(|(a, s, _)| path.is(a, *s))
-        .map(|(_, _, c)| *c)
+        .map(|(_, _, c)| c)
 }
 
 fn name(path: &AttrPath) -> String {
