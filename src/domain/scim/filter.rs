@@ -1567,6 +1567,38 @@ mod tests {
         }
     }
 
+    /// Each of [`PAIRS`] a filter may name compares its own card column, by its case rule,
+    /// on SQL and on JSON alike; one it may not is refused by name.
+    #[test]
+    fn each_pair_filters_its_column() {
+        for p in &PAIRS {
+            let eq = |v: &str| format!("{} eq \"{v}\"", p.path());
+            let f = parse(&eq("Paired")).unwrap();
+            let user = match p.sub {
+                Some(s) => json!({ (p.attr): { (s): "PAIRED" } }),
+                None => json!({ (p.attr): "PAIRED" }),
+            };
+            assert_eq!(f.matches(&user), !p.case_exact, "{}", p.field);
+            if !p.filtered {
+                let e = f.to_sql(1, &native).unwrap_err();
+                assert!(e.detail.ends_with("is not supported"), "{}", e.detail);
+                continue;
+            }
+            let conn = schema();
+            conn.execute(
+                "INSERT INTO cards (id, account_id, title, first_name, last_name, status,
+                    created_at, updated_at) VALUES (1, 1, 't', 'f', 'l', 'active', 0, 0)",
+                [],
+            )
+            .unwrap();
+            conn.execute(&format!("UPDATE cards SET {} = 'PAIRED'", p.field), [])
+                .unwrap();
+            assert_eq!(query(&conn, &eq("PAIRED")), [1], "{}", p.field);
+            let found: &[i64] = if p.case_exact { &[] } else { &[1] };
+            assert_eq!(query(&conn, &eq("Paired")), found, "{}", p.field);
+        }
+    }
+
     #[test]
     fn matches_json_resources() {
         let user = json!({"userName": "Ada", "id": "7", "externalId": "E1",

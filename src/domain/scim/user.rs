@@ -1043,6 +1043,57 @@ mod tests {
         }
     }
 
+    /// Each of [`PAIRS`] is one spelling: a User with only its attribute makes a card with
+    /// the value in the field, reads back with it there, shows the value the API wrote
+    /// since in the same place, and a value the card refuses is named by the attribute.
+    #[test]
+    fn each_pair_maps_and_reads_back_in_one_place() {
+        for p in &PAIRS {
+            let with = |v: &str| {
+                let mut u = obj(json!({"userName": "u"}));
+                let value = match p.sub {
+                    Some(s) => json!({ (s): v }),
+                    None => json!(v),
+                };
+                u.insert(p.attr.into(), value);
+                u
+            };
+            let at = |u: &Value| match p.sub {
+                Some(s) => u[p.attr][s].clone(),
+                None => u[p.attr].clone(),
+            };
+            let card = card_of(Value::Object(with("Paired")));
+            assert_eq!((p.card)(&card), Some("Paired"), "{}", p.field);
+            assert_eq!(at(&read(&card)), "Paired", "{}", p.field);
+            let mut changed = card_of(Value::Object(with("Changed")));
+            changed.scim_user = card.scim_user.clone();
+            assert_eq!(at(&read(&changed)), "Changed", "{}", p.field);
+            let e = create_input(&with(&"x".repeat(300))).unwrap_err();
+            assert!(
+                e.detail.starts_with(&format!("{}: ", p.attribute())),
+                "{}: {}",
+                p.field,
+                e.detail
+            );
+        }
+    }
+
+    /// An attribute written anew keeps only its pairs: right for `name` (its other
+    /// sub-attributes describe the old names), and the extension keeps nothing else, or a
+    /// card changed through the API would lose it.
+    #[test]
+    fn the_extension_keeps_only_paired_sub_attributes() {
+        let (_, subs) = ATTRIBUTES.iter().find(|(a, _)| *a == ENTERPRISE).unwrap();
+        for sub in *subs {
+            assert!(
+                PAIRS
+                    .iter()
+                    .any(|p| p.attr == ENTERPRISE && p.sub == Some(sub)),
+                "{sub}"
+            );
+        }
+    }
+
     #[test]
     fn a_single_word_is_both_names() {
         let p = replace_patch(&obj(json!({"userName": "u", "displayName": "Cher"}))).unwrap();
