@@ -575,19 +575,17 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
         ("meta", Some("created"), Column::Time("created_at")),
         ("meta", Some("lastModified"), Column::Time("updated_at")),
     ];
-    let paired = PAIRS.iter().filter(|p| p.filtered).map(|p| {
-        let column = if p.case_exact {
-            Column::Exact(p.field)
-        } else {
-            Column::Text(p.field)
-        };
-        (p.attr, p.sub, column)
-    });
-    COLUMNS
-        .into_iter()
-        .chain(paired)
-        .find(|(a, s, _)| path.is(a, *s))
-        .map(|(_, _, c)| c)
+    if let Some((_, _, c)) = COLUMNS.iter().find(|(a, s, _)| path.is(a, *s)) {
+        return Some(*c);
+    }
+    let p = PAIRS
+        .iter()
+        .find(|p| p.filtered && path.is(p.attr, p.sub))?;
+    Some(if p.case_exact {
+        Column::Exact(p.field)
+    } else {
+        Column::Text(p.field)
+    })
 }
 
 fn name(path: &AttrPath) -> String {

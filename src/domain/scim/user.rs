@@ -325,8 +325,11 @@ macro_rules! pair {
     };
 }
 
+/// How many [`PAIRS`] there are.
+const PAIRED: usize = 5;
+
 /// The attribute <-> field pairs. `organization` has no filter: the service never offered one.
-pub static PAIRS: [Pair; 5] = [
+pub static PAIRS: [Pair; PAIRED] = [
     pair!("name", Some("givenName") => first_name,
         filtered: true, case_exact: false, absent: Some(derived_given)),
     pair!("name", Some("familyName") => last_name,
@@ -339,6 +342,7 @@ pub static PAIRS: [Pair; 5] = [
 
 impl Pair {
     /// The path filters and PATCH write (`name.givenName`, `urn:...:User:organization`).
+    #[cfg(test)]
     pub fn path(&self) -> String {
         match self.sub {
             Some(s) if self.attr == ENTERPRISE => format!("{ENTERPRISE}:{s}"),
@@ -352,7 +356,8 @@ impl Pair {
     fn attribute(&self) -> String {
         match self.sub {
             Some(s) if self.attr == ENTERPRISE => s.to_string(),
-            _ => self.path(),
+            Some(s) => format!("{}.{s}", self.attr),
+            None => self.attr.to_string(),
         }
     }
 
@@ -371,15 +376,6 @@ impl Pair {
             .map(str::to_string)
             .or_else(|| self.absent.map(|derive| derive(u)))
     }
-}
-
-/// The attributes of [`PAIRS`], each once.
-fn paired_attributes() -> impl Iterator<Item = &'static str> {
-    PAIRS
-        .iter()
-        .enumerate()
-        .filter(|(i, p)| !PAIRS[..*i].iter().any(|q| q.attr == p.attr))
-        .map(|(_, p)| p.attr)
 }
 
 /// `attr` written anew from the card: a complex one holds its pairs' values only (its
@@ -402,7 +398,7 @@ fn anew(attr: &str, card: &Card) -> Option<Value> {
 /// What the card's fields are for a canonical User, by provisioning.md's table.
 struct Mapped {
     /// The values of [`PAIRS`], in its order.
-    pairs: Vec<Option<String>>,
+    pairs: [Option<String>; PAIRED],
     email: Option<String>,
     phone: Option<String>,
     address: Option<String>,
@@ -452,7 +448,7 @@ fn mapped(u: &Map<String, Value>) -> Mapped {
         .map(|l| l.split(['-', '_']).next().unwrap_or(l).to_ascii_lowercase())
         .filter(|l| is_language(l));
     Mapped {
-        pairs: PAIRS.iter().map(|p| p.mapped(u)).collect(),
+        pairs: PAIRS.each_ref().map(|p| p.mapped(u)),
         email: pick(u, "emails", EMAIL_TYPES)
             .and_then(|(_, v)| sub_text(v, "value"))
             .map(str::to_string),
@@ -607,16 +603,13 @@ pub fn to_user(card: &Card, base: &str) -> Map<String, Value> {
         u.insert("userName".into(), n.clone().into());
     }
     let m = mapped(&u);
-    // A field the API changed since SCIM wrote it: its attribute is written anew.
-    for attr in paired_attributes() {
-        let changed = PAIRS
-            .iter()
-            .zip(&m.pairs)
-            .any(|(p, v)| p.attr == attr && v.as_deref() != (p.card)(card));
-        if changed {
-            match anew(attr, card) {
-                Some(v) => u.insert(attr.into(), v),
-                None => u.remove(attr),
+    // A field the API changed since SCIM wrote it: its attribute is written anew (twice
+    // when both names changed, to the same value).
+    for (p, v) in PAIRS.iter().zip(&m.pairs) {
+        if v.as_deref() != (p.card)(card) {
+            match anew(p.attr, card) {
+                Some(v) => u.insert(p.attr.into(), v),
+                None => u.remove(p.attr),
             };
         }
     }
