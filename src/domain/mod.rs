@@ -31,6 +31,7 @@ pub mod scim;
 pub mod security;
 pub mod signing;
 pub mod slug;
+pub mod template;
 pub mod throttle;
 pub mod time;
 pub mod token;

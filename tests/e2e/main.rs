@@ -44,5 +44,6 @@ mod reach;
 mod regions;
 mod scim;
 mod security;
+mod teams;
 mod wallet;
 mod webhooks;

@@ -484,6 +484,32 @@ fn card_body(u: &Map<String, Value>) -> Map<String, Value> {
     b
 }
 
+/// The card fields whose attributes (by provisioning.md's table, [`PAIRS`] first) the User
+/// leaves without a value: a SCIM write keeps a template's locked value there (teams.md 1).
+pub fn left_out(user: &Map<String, Value>) -> Vec<&'static str> {
+    let Ok(u) = canonical(user) else {
+        return vec![];
+    };
+    let m = mapped(&u);
+    let mut out: Vec<&'static str> = PAIRS
+        .iter()
+        .zip(&m.pairs)
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| p.field)
+        .collect();
+    for (field, v) in [
+        ("email", &m.email),
+        ("phone", &m.phone),
+        ("address", &m.address),
+        ("language", &m.language),
+    ] {
+        if v.is_none() {
+            out.push(field);
+        }
+    }
+    out
+}
+
 /// The SCIM attribute a card field comes from, for error details.
 fn attribute_of(field: &str) -> String {
     if let Some(p) = PAIRS.iter().find(|p| p.field == field) {
