@@ -64,6 +64,11 @@ async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
         Ok(n) => worker::console_log!("moves: {n} running move(s) woken"),
         Err(e) => worker::console_error!("waking moves failed: {e}"),
     }
+    match upkeep::wake_templates(&env).await {
+        Ok(0) => {}
+        Ok(n) => worker::console_log!("templates: {n} syncer(s) woken"),
+        Err(e) => worker::console_error!("waking template syncers failed: {e}"),
+    }
     match delivery::sweep(&env).await {
         Ok(0) => {}
         Ok(n) => worker::console_log!("sweeper: {n} overdue webhook attempt(s) sent again"),

@@ -10,9 +10,10 @@ use crate::domain::moving::Plan;
 use crate::domain::time::DAY_MS;
 use crate::domain::webhook::DELIVERY_RETENTION_MS;
 use crate::durable::mover::client as mover;
+use crate::durable::syncer::client as syncer;
 use crate::store::erasure::{self, LeadSet};
 use crate::store::{
-    cards, events, idempotency, leads, moves, outbox, prune_in_steps, slugs, webhooks,
+    cards, events, idempotency, leads, moves, outbox, prune_in_steps, slugs, templates, webhooks,
 };
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
@@ -160,4 +161,19 @@ pub async fn wake_moves(env: &Env) -> Result<usize> {
         mover::start(env, &plan.paced(config)).await?;
     }
     Ok(running.len())
+}
+
+/// Wakes the syncer of every company template with cards still to bring in line (a syncer
+/// goes on from the cards still behind): a lost alarm cannot leave them behind. The
+/// number woken.
+pub async fn wake_templates(env: &Env) -> Result<usize> {
+    let mut woken = 0;
+    for shard in config::shards(env)? {
+        let db = Shard::primary(env, &shard)?;
+        for (account, id) in templates::behind(&db).await? {
+            syncer::start(env, &shard, account, id).await?;
+            woken += 1;
+        }
+    }
+    Ok(woken)
 }

@@ -49,7 +49,7 @@ fn one_body<'a>(app: &'a App, card: &'a Card, message: &'static str) -> One<'a> 
 }
 
 pub async fn create(app: &App, p: &Principal, body: &Map<String, Value>) -> ApiResult<Response> {
-    let card = ops::cards::make(app, p, CardInput::parse(body)?).await?;
+    let card = ops::cards::make(app, p, CardInput::parse(body)?, &[]).await?;
     let location = format!("/api/v1/cards/{}", card.id);
     let body = one_body(app, &card, "Card created successfully.");
     Ok(created(&location, &body))
@@ -69,7 +69,7 @@ pub async fn update(
     body: &Map<String, Value>,
     id: i64,
 ) -> ApiResult<Response> {
-    let card = ops::cards::change(app, p, id, CardPatch::parse(body)?, None).await?;
+    let card = ops::cards::change(app, p, id, CardPatch::parse(body)?, None, &[]).await?;
     let card = card.ok_or(ApiError::NotFound)?;
     Ok(one(app, &card, "Card updated successfully."))
 }

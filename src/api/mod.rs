@@ -9,4 +9,5 @@ pub mod idempotency;
 pub mod leads;
 pub mod openapi;
 pub mod scim;
+pub mod templates;
 pub mod webhooks;

@@ -181,7 +181,7 @@ pub async fn handle(
         Op::CreateUser => {
             let input = user::create_input(body, normalize)?;
             keyed(app, p).await?;
-            let card = cards::make(app, p, input).await?;
+            let card = cards::make(app, p, input, &user::left_out(body)).await?;
             let mut resp = shown(&card, &base, req, 201);
             let _ = resp
                 .headers_mut()
@@ -191,7 +191,7 @@ pub async fn handle(
         Op::ReplaceUser(id) => {
             let patch = user::replace_patch(body, normalize)?;
             keyed(app, p).await?;
-            let card = cards::change(app, p, id, patch, None).await?;
+            let card = cards::change(app, p, id, patch, None, &user::left_out(body)).await?;
             Ok(shown(&card.ok_or_else(not_found)?, &base, req, 200))
         }
         Op::PatchUser(id) => patched(app, p, id, body, &base, req).await,
@@ -255,7 +255,8 @@ async fn patched(
         if card.status == Status::Draft && !u.contains_key("active") {
             write.status = None;
         }
-        if let Some(card) = cards::change(app, p, id, write, Some(card.updated_at)).await? {
+        let kept = user::left_out(&u);
+        if let Some(card) = cards::change(app, p, id, write, Some(card.updated_at), &kept).await? {
             return Ok(shown(&card, base, req, 200));
         }
     }

@@ -52,6 +52,8 @@ texts! {
         webhooks_write: "Create and manage webhooks (they carry only events the token may read)." / "Webhooks erstellen und verwalten (sie tragen nur Ereignisse, die das Token lesen darf).",
         leads_write: "Erase leads." / "Leads löschen.",
         scim: "Provision people's cards through SCIM 2.0 (/scim/v2)." / "Karten von Personen über SCIM 2.0 bereitstellen (/scim/v2).",
+        templates_read: "List and read company templates." / "Firmenvorlagen auflisten und lesen.",
+        templates_write: "Create, change and delete company templates (reading them too)." / "Firmenvorlagen erstellen, ändern und löschen (auch lesen).",
     }
 }
 
@@ -65,6 +67,8 @@ pub fn grants(scope: Scope, t: &TokensText) -> &'static str {
         Scope::WebhooksWrite => t.webhooks_write,
         Scope::LeadsWrite => t.leads_write,
         Scope::Scim => t.scim,
+        Scope::TemplatesRead => t.templates_read,
+        Scope::TemplatesWrite => t.templates_write,
     }
 }
 

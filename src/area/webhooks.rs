@@ -52,6 +52,9 @@ texts! {
         card_deleted: "a card was deleted" / "eine Karte wurde gelöscht",
         lead_created: "a lead came in" / "ein Lead ist eingegangen",
         lead_deleted: "a lead was erased" / "ein Lead wurde gelöscht",
+        template_created: "a template was created" / "eine Vorlage wurde erstellt",
+        template_updated: "a template was changed" / "eine Vorlage wurde geändert",
+        template_deleted: "a template was deleted" / "eine Vorlage wurde gelöscht",
         enabled: "enabled" / "aktiv",
         disabled: "disabled" / "deaktiviert",
         enabled_choice: "Enabled: events are sent" / "Aktiv: Ereignisse werden gesendet",
@@ -113,6 +116,9 @@ pub fn event_label(kind: EventType, t: &WebhooksText) -> &'static str {
         EventType::CardDeleted => t.card_deleted,
         EventType::LeadCreated => t.lead_created,
         EventType::LeadDeleted => t.lead_deleted,
+        EventType::TemplateCreated => t.template_created,
+        EventType::TemplateUpdated => t.template_updated,
+        EventType::TemplateDeleted => t.template_deleted,
     }
 }
 

@@ -188,6 +188,19 @@ pub struct CardPatch {
     pub scim_user_name: Field<String>,
     pub scim_user_key: Field<String>,
     pub scim_user: Field<String>,
+    /// What the card's company template adds to the write (`domain::template::apply`).
+    pub template: Option<Templated>,
+}
+
+/// A write of a card that uses a template (teams.md 1): the template's `rev` the card is
+/// brought in line with, and its unlocked values, which fill the card's empty fields when
+/// the card starts using the template (its `template_id` was not `start` before).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Templated {
+    pub id: i64,
+    pub rev: i64,
+    pub start: String,
+    pub defaults: Writes,
 }
 
 impl CardPatch {
@@ -221,6 +234,8 @@ impl CardPatch {
             scim_user_name,
             scim_user_key,
             scim_user,
+            // Not a column of its own: the store writes it (`store::cards`).
+            template: _,
         } = self;
         let text = |s: &Option<String>| put(s.clone(), Column::Text);
         let flag = |b: Option<bool>| put(b, Column::Flag);
@@ -329,6 +344,10 @@ impl CardInput {
         &self.0
     }
 
+    pub fn fields_mut(&mut self) -> &mut CardPatch {
+        &mut self.0
+    }
+
     /// Fills in the defaults, then coerces like an update, so the insert names every
     /// plan-dependent column it sets.
     pub fn apply_plan(&mut self, features: Features) {
@@ -385,6 +404,7 @@ fn read(input: &mut Input, mode: Mode) -> CardPatch {
         scim_user_name: Field::Absent,
         scim_user_key: Field::Absent,
         scim_user: Field::Absent,
+        template: None,
     }
 }
 

@@ -24,15 +24,24 @@ pub enum EventType {
     LeadCreated,
     #[serde(rename = "lead.deleted")]
     LeadDeleted,
+    #[serde(rename = "template.created")]
+    TemplateCreated,
+    #[serde(rename = "template.updated")]
+    TemplateUpdated,
+    #[serde(rename = "template.deleted")]
+    TemplateDeleted,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 5] = [
+    pub const ALL: [EventType; 8] = [
         EventType::CardCreated,
         EventType::CardUpdated,
         EventType::CardDeleted,
         EventType::LeadCreated,
         EventType::LeadDeleted,
+        EventType::TemplateCreated,
+        EventType::TemplateUpdated,
+        EventType::TemplateDeleted,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -42,6 +51,9 @@ impl EventType {
             EventType::CardDeleted => "card.deleted",
             EventType::LeadCreated => "lead.created",
             EventType::LeadDeleted => "lead.deleted",
+            EventType::TemplateCreated => "template.created",
+            EventType::TemplateUpdated => "template.updated",
+            EventType::TemplateDeleted => "template.deleted",
         }
     }
 
@@ -57,6 +69,8 @@ impl EventType {
                 Scope::CardsRead
             }
             EventType::LeadCreated | EventType::LeadDeleted => Scope::LeadsRead,
+            // `templates:write` grants it (teams.md 1).
+            _ => Scope::TemplatesRead,
         }
     }
 
@@ -212,6 +226,8 @@ pub enum EventObject {
         id: i64,
         card_id: i64,
     },
+    /// A template, or `{id, deleted: true}`, as SQLite made it (`views::template_object`).
+    Template(serde_json::Value),
 }
 
 /// An event as stored.
@@ -240,6 +256,7 @@ pub enum ObjectView<'a> {
         card_id: i64,
         deleted: bool,
     },
+    Template(&'a serde_json::Value),
 }
 
 #[derive(Debug, Serialize)]
@@ -281,6 +298,7 @@ impl Event {
                 card_id: *card_id,
                 deleted: true,
             },
+            EventObject::Template(t) => ObjectView::Template(t),
         };
         EventView {
             id: &self.id,

@@ -829,6 +829,7 @@ pub fn form_error(lang: &str, rule: Rule, label: &str) -> Option<String> {
         | Rule::Object
         | Rule::MaxItems(_)
         | Rule::Taken
+        | Rule::Locked
         | Rule::Other => return None,
     };
     // `{n}` first, so a label can never be mistaken for a placeholder.

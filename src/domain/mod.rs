@@ -34,6 +34,7 @@ pub mod security;
 pub mod signature;
 pub mod signing;
 pub mod slug;
+pub mod template;
 pub mod throttle;
 pub mod time;
 pub mod token;

@@ -20,10 +20,14 @@ pub enum Scope {
     LeadsWrite,
     /// The SCIM 2.0 service at `/scim/v2` (provisioning.md 2); implied by no other scope.
     Scim,
+    /// Company templates (teams.md 1); `templates:write` grants the reads too; implied by
+    /// no other scope.
+    TemplatesRead,
+    TemplatesWrite,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 7] = [
+    pub const ALL: [Scope; 9] = [
         Scope::CardsRead,
         Scope::CardsWrite,
         Scope::LeadsRead,
@@ -31,6 +35,8 @@ impl Scope {
         Scope::WebhooksWrite,
         Scope::LeadsWrite,
         Scope::Scim,
+        Scope::TemplatesRead,
+        Scope::TemplatesWrite,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -42,6 +48,8 @@ impl Scope {
             Scope::WebhooksWrite => "webhooks:write",
             Scope::LeadsWrite => "leads:write",
             Scope::Scim => "scim",
+            Scope::TemplatesRead => "templates:read",
+            Scope::TemplatesWrite => "templates:write",
         }
     }
 
@@ -75,10 +83,11 @@ impl Scopes {
         self.0.iter().map(|s| s.as_str()).collect()
     }
 
-    /// `cards:write` also grants card reads (spec 5.3).
+    /// `cards:write` also grants card reads (spec 5.3), `templates:write` template reads.
     pub fn grants(&self, needed: Scope) -> bool {
         self.0.contains(&needed)
             || (needed == Scope::CardsRead && self.0.contains(&Scope::CardsWrite))
+            || (needed == Scope::TemplatesRead && self.0.contains(&Scope::TemplatesWrite))
     }
 }
 

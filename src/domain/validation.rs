@@ -24,6 +24,8 @@ pub enum Rule {
     MaxItems(usize),
     /// Laravel's `unique`: another record of the account has the value.
     Taken,
+    /// A field the card's company template locks (teams.md 1).
+    Locked,
     Other,
 }
 
@@ -46,6 +48,7 @@ impl Rule {
             Rule::Object => must_be_object(field),
             Rule::MaxItems(n) => max_items(field, n),
             Rule::Taken => format!("The {} has already been taken.", attribute(field)),
+            Rule::Locked => format!("The {} is set by the company template.", attribute(field)),
             Rule::Other => format!("The {} field is invalid.", attribute(field)),
         }
     }
@@ -101,6 +104,13 @@ impl FieldErrors {
             .iter()
             .find(|(f, _)| f == field)
             .map_or(&[], |(_, m)| m.as_slice())
+    }
+
+    /// Every field, rule and message, in order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Rule, &str)> {
+        self.entries
+            .iter()
+            .flat_map(|(f, m)| m.iter().map(move |(r, t)| (f.as_str(), *r, t.as_str())))
     }
 
     pub fn is_empty(&self) -> bool {

@@ -4,6 +4,7 @@
 pub mod analytics;
 pub mod mover;
 pub mod rate_limiter;
+pub mod syncer;
 pub mod throttle;
 
 use std::cell::Cell;

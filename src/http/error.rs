@@ -121,6 +121,7 @@ impl ApiError {
             ApiError::UnreadableEvents(t) => {
                 let needs = match t.scope() {
                     Scope::CardsRead => "cards:read or cards:write",
+                    Scope::TemplatesRead => "templates:read or templates:write",
                     scope => scope.as_str(),
                 };
                 return format!(
@@ -190,6 +191,10 @@ impl ApiError {
             ApiError::UserNameTaken => ScimError::uniqueness(self.message()),
             ApiError::Validation(e) if e.broke("external_id", Rule::Taken) => {
                 ScimError::uniqueness("Another user of this account has this externalId.")
+            }
+            // A field the card's template locks (teams.md 1).
+            ApiError::Validation(e) if e.entries().any(|(_, r, _)| r == Rule::Locked) => {
+                ScimError::mutability(self.message())
             }
             // A body that is no JSON object.
             ApiError::Validation(e) if e.has("body") => ScimError::invalid_syntax(self.message()),

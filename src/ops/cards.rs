@@ -6,9 +6,11 @@
 use crate::domain::card::{Card, CardInput, CardPatch};
 use crate::domain::config::SlugsFault;
 use crate::domain::plan::Features;
+use crate::domain::input::Field;
 use crate::domain::principal::Principal;
 use crate::domain::signature::signature;
 use crate::domain::slug::base_slug;
+use crate::domain::template::{self, template_ref};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::response::ok;
 use crate::http::App;
@@ -16,10 +18,50 @@ use crate::store::cards::{self, Created};
 use crate::store::outbox;
 use crate::store::slugs;
 use worker::Response;
+use crate::store::templates;
 
-/// Makes a card: the plan's coercions, the slug, the limit, the event and its webhooks.
-/// The card as the account's features show it.
-pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<Card> {
+/// The company template of a card write (teams.md 1), every door alike: a locked field
+/// written with another value is refused (422 on the field; SCIM's `mutability`), the
+/// locked values are written, the unlocked ones fill what the card leaves empty when it
+/// starts using the template. The template is the one the write names (`tpl_{id}` of the
+/// account: another value is a layout name, extensions.md 7), else the card's own
+/// (`card`: an update), else, for a create without a `template_id` key, the account's
+/// default. `kept`: fields a SCIM User leaves out, which keep the locked value.
+async fn templated(
+    app: &App,
+    p: &Principal,
+    patch: &mut CardPatch,
+    card: Option<i64>,
+    kept: &[&str],
+) -> ApiResult<()> {
+    let by_id = match &patch.template_id {
+        Field::Set(t) => match template_ref(Some(t)) {
+            Some(id) => Some(id),
+            None => return Ok(()),
+        },
+        Field::Null => return Ok(()),
+        Field::Absent => None,
+    };
+    let found = templates::for_write(&*app.db()?, p.account_id, by_id, card).await?;
+    let Some(t) = found else {
+        return Ok(());
+    };
+    if card.is_none() {
+        patch.template_id = Field::Set(format!("tpl_{}", t.id));
+    }
+    let stored = (t.id, t.fields.as_str(), t.locked.as_str(), t.rev);
+    Ok(template::apply(patch, stored, kept, card.is_none())?)
+}
+
+/// Makes a card: its template, the plan's coercions, the slug, the limit, the event and
+/// its webhooks. The card as the account's features show it.
+pub async fn make(
+    app: &App,
+    p: &Principal,
+    mut input: CardInput,
+    kept: &[&str],
+) -> ApiResult<Card> {
+    templated(app, p, input.fields_mut(), None, kept).await?;
     input.apply_plan(p.features);
     let (first, last) = (input.first_name(), input.last_name());
     // The slug (and the card's id) from the directory first; see store::slugs for how a
@@ -37,6 +79,7 @@ pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<C
     if app.config.slugs_fault == Some(SlugsFault::AfterReserve) {
         return Err(ApiError::Internal("SLUGS_FAULT=after-reserve".into()));
     }
+    let applied = input.fields().template.as_ref().map(|t| (t.id, t.rev));
     let made = cards::create(
         &*app.db()?,
         p.account_id,
@@ -59,7 +102,10 @@ pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<C
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
     // A made card's slug stays pending until the sweeper sees the card (store::slugs).
     match made {
-        Created::Card(card) => Ok(card.effective(p.features)),
+        Created::Card(card) => {
+            behind(app, p, applied).await?;
+            Ok(card.effective(p.features))
+        }
         Created::LimitReached => {
             slugs::release(&dir, reserved.card_id, p.account_id).await?;
             Err(ApiError::CardLimit)
@@ -67,21 +113,40 @@ pub async fn make(app: &App, p: &Principal, mut input: CardInput) -> ApiResult<C
     }
 }
 
-/// Changes a card: the plan's coercions, the event and its webhooks. `None` when the
-/// account has no such card, or (with `unchanged`) when its `updated_at` is no longer
-/// that: another change came first.
+/// Changes a card: its template, the plan's coercions, the event and its webhooks. `None`
+/// when the account has no such card, or (with `unchanged`) when its `updated_at` is no
+/// longer that: another change came first.
 pub async fn change(
     app: &App,
     p: &Principal,
     id: i64,
     mut patch: CardPatch,
     unchanged: Option<i64>,
+    kept: &[&str],
 ) -> ApiResult<Option<Card>> {
+    templated(app, p, &mut patch, Some(id), kept).await?;
     patch.apply_plan(p.features);
     let db = app.db()?;
     let (card, sent) = cards::update(&db, p.account_id, id, &patch, unchanged, app.now_ms).await?;
     outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    if card.is_some() {
+        behind(app, p, patch.template.as_ref().map(|t| (t.id, t.rev))).await?;
+    }
     Ok(card.map(|c| c.effective(p.features)))
+}
+
+/// A write that applied a template rev the template has left meanwhile (its change landed
+/// between the write's read and its commit) wakes the template's syncer, which brings the
+/// card in line: the card still ends with the locked values.
+async fn behind(app: &App, p: &Principal, applied: Option<(i64, i64)>) -> ApiResult<()> {
+    let Some((id, rev)) = applied else {
+        return Ok(());
+    };
+    let now = templates::stored(&*app.db()?, p.account_id, id).await?;
+    if now.is_some_and(|t| t.rev != rev) {
+        crate::ops::templates::sync(app, p, id).await;
+    }
+    Ok(())
 }
 
 /// Deletes a card: its leads, the event and its webhooks, and its slug retired; 404 when

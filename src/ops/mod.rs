@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod cards;
 pub mod leads;
 pub mod members;
+pub mod templates;
 pub mod tokens;
 pub mod wallet;
 pub mod webhooks;

@@ -8,6 +8,7 @@ use worker::{Request, Response};
 use super::route::{Answer, Body, Read, Route, Write};
 use crate::api;
 use crate::api::idempotency::Target;
+use crate::api::templates::{handle as templates, Op};
 use crate::auth;
 use crate::domain::idempotency::{fingerprint, Sent, HEADER};
 use crate::domain::principal::Principal;
@@ -46,6 +47,8 @@ pub async fn read(app: &App, p: &Principal, req: &Request, r: Read) -> ApiResult
         Read::ListWebhooks => api::webhooks::list(app, p, req).await,
         Read::GetWebhook(id) => api::webhooks::get(app, p, id).await,
         Read::ListDeliveries(id) => api::webhooks::deliveries(app, p, req, id).await,
+        Read::ListTemplates => templates(app, p, req, Op::List, &Map::new()).await,
+        Read::GetTemplate(id) => templates(app, p, req, Op::Get(id), &Map::new()).await,
     }
 }
 
@@ -82,6 +85,9 @@ async fn write(app: &App, p: &Principal, mut req: Request, w: Write) -> ApiResul
             Write::DeleteWebhook(id) => api::webhooks::delete(app, p, id).await,
             Write::RotateWebhookSecret(id) => api::webhooks::rotate(app, p, id).await,
             Write::Redeliver(id, event) => api::webhooks::redeliver(app, p, id, event.text()).await,
+            Write::CreateTemplate => templates(app, p, &req, Op::Create, &body).await,
+            Write::UpdateTemplate(id) => templates(app, p, &req, Op::Update(id), &body).await,
+            Write::DeleteTemplate(id) => templates(app, p, &req, Op::Delete(id), &body).await,
         }
     };
     match target {

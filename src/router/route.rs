@@ -40,6 +40,8 @@ pub enum Read {
     ListWebhooks,
     GetWebhook(i64),
     ListDeliveries(i64),
+    ListTemplates,
+    GetTemplate(i64),
 }
 
 /// Operations that change something; each takes an `Idempotency-Key` (extensions.md 3).
@@ -59,6 +61,9 @@ pub enum Write {
     DeleteWebhook(i64),
     RotateWebhookSecret(i64),
     Redeliver(i64, EventId),
+    CreateTemplate,
+    UpdateTemplate(i64),
+    DeleteTemplate(i64),
 }
 
 /// Whether a read's answer carries a strong `ETag` and answers 304 to `If-None-Match`
@@ -110,7 +115,9 @@ const LEADS_READ: &[Scope] = &[Scope::LeadsRead];
 const LEADS_WRITE: &[Scope] = &[Scope::LeadsWrite];
 const ANALYTICS_READ: &[Scope] = &[Scope::AnalyticsRead];
 /// The feed: which of its events a token sees is decided by its scopes (extensions.md 1).
-const EVENTS_READ: &[Scope] = &[Scope::CardsRead, Scope::LeadsRead];
+const EVENTS_READ: &[Scope] = &[Scope::CardsRead, Scope::LeadsRead, Scope::TemplatesRead];
+const TEMPLATES_READ: &[Scope] = &[Scope::TemplatesRead];
+const TEMPLATES_WRITE: &[Scope] = &[Scope::TemplatesWrite];
 const WEBHOOKS_WRITE: &[Scope] = &[Scope::WebhooksWrite];
 
 impl Read {
@@ -129,6 +136,8 @@ impl Read {
             Read::ListWebhooks => ("listWebhooks", WEBHOOKS_WRITE, Untagged),
             Read::GetWebhook(_) => ("getWebhook", WEBHOOKS_WRITE, Untagged),
             Read::ListDeliveries(_) => ("listDeliveries", WEBHOOKS_WRITE, Untagged),
+            Read::ListTemplates => ("listTemplates", TEMPLATES_READ, ETag),
+            Read::GetTemplate(_) => ("getTemplate", TEMPLATES_READ, ETag),
         };
         ReadOp {
             name,
@@ -157,6 +166,9 @@ impl Write {
                 ("rotateWebhookSecret", WEBHOOKS_WRITE, Ignored, Secret)
             }
             Write::Redeliver(..) => ("redeliverEvent", WEBHOOKS_WRITE, Ignored, Plain),
+            Write::CreateTemplate => ("createTemplate", TEMPLATES_WRITE, Json, Plain),
+            Write::UpdateTemplate(_) => ("updateTemplate", TEMPLATES_WRITE, Json, Plain),
+            Write::DeleteTemplate(_) => ("deleteTemplate", TEMPLATES_WRITE, Ignored, Plain),
         };
         WriteOp {
             name,
@@ -336,6 +348,25 @@ const PATHS: &[Path<Route>] = &[
         methods: &[("POST", |h| {
             hook_event(h, |hook, event| Route::Write(Write::Redeliver(hook, event)))
         })],
+    },
+    Path {
+        segs: &[Lit("templates")],
+        methods: &[
+            ("GET", |_| Route::Read(Read::ListTemplates)),
+            ("POST", |_| Route::Write(Write::CreateTemplate)),
+        ],
+    },
+    Path {
+        segs: &[Lit("templates"), Hole],
+        methods: &[
+            ("GET", |h| one(h, |id| Route::Read(Read::GetTemplate(id)))),
+            ("PATCH", |h| {
+                one(h, |id| Route::Write(Write::UpdateTemplate(id)))
+            }),
+            ("DELETE", |h| {
+                one(h, |id| Route::Write(Write::DeleteTemplate(id)))
+            }),
+        ],
     },
     Path {
         segs: &[Lit("analytics"), Lit("views")],
@@ -585,7 +616,7 @@ mod tests {
         assert_eq!(Read::GetCard(1).op().scopes, [Scope::CardsRead]);
         assert_eq!(
             Read::ListEvents.op().scopes,
-            [Scope::CardsRead, Scope::LeadsRead]
+            [Scope::CardsRead, Scope::LeadsRead, Scope::TemplatesRead]
         );
         assert_eq!(Read::ListCards.op().tagging, Tagging::ETag);
         assert_eq!(Read::ListWebhooks.op().tagging, Tagging::Untagged);

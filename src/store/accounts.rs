@@ -286,6 +286,7 @@ pub fn delete_data_sql(id: i64) -> Vec<Stmt> {
     [
         "DELETE FROM deliveries WHERE account_id = ?1",
         "DELETE FROM webhooks WHERE account_id = ?1",
+        "DELETE FROM templates WHERE account_id = ?1",
         "DELETE FROM idempotency_keys WHERE account_id = ?1",
         "DELETE FROM security_log WHERE account_id = ?1",
         "DELETE FROM events WHERE account_id = ?1",

@@ -391,10 +391,22 @@ pub fn for_page_sql(card_id: i64, account_id: i64) -> Vec<Stmt> {
             ),
             vec![account_id.into()],
         ),
+        // The layout of the company template the card uses (teams.md 1).
+        Stmt::new(
+            "SELECT t.layout FROM cards c JOIN templates t ON t.account_id = c.account_id \
+             AND c.template_id = 'tpl_' || t.id WHERE c.id = ?1 AND c.account_id = ?2",
+            vec![card_id.into(), account_id.into()],
+        ),
     ]
 }
 
-/// The card and its account's current features, in one round trip.
+struct Layout {
+    layout: String,
+}
+impl_row!(Layout { layout });
+
+/// The card and its account's current features, in one round trip; a card that uses a
+/// company template carries the template's layout as its `template_id`.
 pub async fn for_page(
     db: &Shard,
     card_id: i64,
@@ -403,9 +415,15 @@ pub async fn for_page(
     let results = batch(db, for_page_sql(card_id, account_id)).await?;
     let card = rows_of::<CardRow>(&results, 0)?.into_iter().next();
     let account = rows_of::<AccountRow>(&results, 1)?.into_iter().next();
-    Ok(card
-        .zip(account)
-        .map(|(card, account)| (card.decode(), account.decode())))
+    let layout = rows_of::<Layout>(&results, 2)?.into_iter().next();
+    Ok(card.zip(account).map(|(card, account)| {
+        let mut card = card.decode();
+        // Drawn in the template's layout: the page knows layouts only.
+        if let Some(l) = layout {
+            card.template_id = Some(l.layout);
+        }
+        (card, account.decode())
+    }))
 }
 
 pub enum Created {
@@ -450,6 +468,11 @@ pub fn create_sql(
             cols.push(col);
             args.push(value);
         }
+    }
+    // A card made with a template is in line with its rev (its values are in the input).
+    if let Some(t) = &input.fields().template {
+        cols.push("template_rev");
+        args.push(t.rev.into());
     }
     // ?1..?6 are the fixed columns, ?7 the slug, ?8 the limit, ?9 the id, then the fields.
     let mut values: Vec<String> = (1..=6).map(|i| format!("?{i}")).collect();
@@ -502,6 +525,31 @@ pub fn update_sql(
     for (col, value) in changes(patch).0 {
         args.push(value);
         sets.push(format!("{col} = ?{}", args.len()));
+    }
+    // A card that uses a template: the rev it is brought in line with, and the template's
+    // unlocked values where its own are empty, if it starts using the template now (the
+    // SET reads the row as it was).
+    if let Some(t) = &patch.template {
+        args.push(t.rev.into());
+        sets.push(format!("template_rev = ?{}", args.len()));
+        let mut defaults = Columns::default();
+        for (col, write) in &t.defaults {
+            defaults.field(col, write);
+        }
+        if !defaults.0.is_empty() {
+            args.push(t.start.as_str().into());
+        }
+        let start = args.len();
+        for (col, value) in defaults.0 {
+            args.push(value);
+            // An empty list or object is no value of the card's own either.
+            let empty = if col == "social_links" { "[]" } else { "{}" };
+            sets.push(format!(
+                "{col} = iif(template_id IS ?{start} OR NULLIF({col}, '{empty}') IS NOT NULL, \
+                 {col}, ?{})",
+                args.len()
+            ));
+        }
     }
     let guard = match unchanged {
         Some(_) => "updated_at = ?4",

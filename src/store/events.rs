@@ -9,6 +9,7 @@ use worker::Result;
 
 use super::card_row::CardRow;
 use super::row::{from_json, impl_row, Row};
+use super::views::template_object;
 use super::{batch, columns_of, json_object_of, prune_in_steps, rows_of, select_first, Stmt};
 use crate::db::Shard;
 use crate::domain::event::{event_id, Event, EventObject, EventType};
@@ -32,6 +33,11 @@ pub enum Source {
     DeletingCard(i64),
     /// The lead just inserted by the previous statement, with its card.
     InsertedLead,
+    /// The template just inserted, or updated, by the previous statement.
+    InsertedTemplate,
+    UpdatedTemplate(i64),
+    /// The template about to be deleted.
+    DeletingTemplate(i64),
 }
 
 fn card_snapshot() -> &'static str {
@@ -76,6 +82,21 @@ pub fn append_sql(
             "json_object('id', c.id, 'slug', c.slug)",
             "cards c WHERE c.id = ?5 AND c.account_id = ?1",
             Some(card),
+        ),
+        Source::InsertedTemplate => (
+            template_object(),
+            "templates t WHERE t.id = last_insert_rowid() AND t.account_id = ?1 AND changes() > 0",
+            None,
+        ),
+        Source::UpdatedTemplate(id) => (
+            template_object(),
+            "templates t WHERE t.id = ?5 AND t.account_id = ?1 AND changes() > 0",
+            Some(id),
+        ),
+        Source::DeletingTemplate(id) => (
+            "json_object('id', t.id, 'deleted', json('true'))",
+            "templates t WHERE t.id = ?5 AND t.account_id = ?1",
+            Some(id),
         ),
         Source::InsertedLead => (
             lead_snapshot(),
@@ -178,6 +199,7 @@ impl EventRow {
                     card_id: d.card_id,
                 }
             }
+            _ => EventObject::Template(serde_json::from_str(&self.object).ok()?),
         };
         Some(Event {
             id: self.id,

@@ -23,6 +23,7 @@ pub mod row;
 pub mod sealed;
 pub mod security;
 pub mod slugs;
+pub mod templates;
 pub mod tokens;
 pub mod views;
 pub mod webhooks;

@@ -16,8 +16,9 @@ use crate::db::{Directory, Shard};
 /// The tables of an account in a shard, in the order they are copied (parents before the
 /// rows that refer to them), with the key each is paged by. The account's copy in
 /// `accounts` goes first and on its own ([`copy_account_sql`]).
-pub const TABLES: [(&str, &str); 7] = [
+pub const TABLES: [(&str, &str); 8] = [
     ("cards", "id"),
+    ("templates", "id"),
     ("leads", "id"),
     ("events", "sequence"),
     ("webhooks", "id"),
@@ -34,7 +35,7 @@ pub const TABLES: [(&str, &str); 7] = [
 /// range). The others have an index that starts with `account_id` and their key.
 fn of_account(table: &str) -> String {
     match table {
-        "leads" | "webhooks" | "deliveries" => format!(
+        "leads" | "webhooks" | "deliveries" | "templates" => format!(
             "id > ?1 * {span} AND id < (?1 + 1) * {span} AND +account_id = ?1",
             span = crate::domain::ids::ACCOUNT_SPAN
         ),

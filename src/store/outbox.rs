@@ -45,7 +45,8 @@ impl Outbox {
 }
 
 /// One pending first attempt for every enabled webhook of the account subscribed to `kind`,
-/// written only when event `event_id` was (the statements before it in the batch).
+/// written only when event `event_id` was (the statements before it in the batch). A
+/// token's `*` webhook gets template events only by name: its token may not read them.
 pub fn fanout_sql(account_id: i64, event_id: &str, kind: EventType, now: i64) -> Stmt {
     Stmt::new(
         format!(
@@ -53,7 +54,8 @@ pub fn fanout_sql(account_id: i64, event_id: &str, kind: EventType, now: i64) ->
                  status, due_at, created_at) \
              SELECT {}, ?1, w.id, ?2, ?3, 1, 'pending', ?4, ?4 FROM webhooks w \
              WHERE w.account_id = ?1 AND w.status = 'enabled' \
-               AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3)) \
+               AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?3 OR (value = '*' \
+                   AND (?3 NOT LIKE 'template.%' OR w.token_id IS NULL))) \
                AND EXISTS (SELECT 1 FROM events WHERE id = ?2 AND account_id = ?1) \
              RETURNING id",
             super::next_id("?1", true)

@@ -187,3 +187,21 @@ pub fn joined(items: &str) -> String {
 pub fn lead_object() -> &'static str {
     lead_fields!(json_object)
 }
+
+/// A template row's representation (teams.md 1), columns of `templates t`: its counts of
+/// the cards that use it and of those still to bring in line with its latest change.
+pub fn template_object() -> &'static str {
+    concat!(
+        "json_object('id', t.id, 'name', t.name, 'layout', t.layout, 'values', json(t.fields), \
+         'locked', json(t.locked), 'default', ",
+        flag!("t.is_default"),
+        ", 'cards', (SELECT COUNT(*) FROM cards c WHERE c.account_id = t.account_id \
+         AND c.template_id = 'tpl_' || t.id), 'pending', (SELECT COUNT(*) FROM cards c \
+         WHERE c.account_id = t.account_id AND c.template_id = 'tpl_' || t.id \
+         AND IFNULL(c.template_rev, 0) < t.rev), 'created_at', ",
+        timestamp!("t.created_at"),
+        ", 'updated_at', ",
+        timestamp!("t.updated_at"),
+        ")"
+    )
+}

@@ -104,7 +104,7 @@ json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 account=$(curl -fs -X POST "$base/admin/v1/accounts" -H "Authorization: Bearer $admin" \
   -d '{"name":"Contract","plan":"enterprise","card_limit":100000}' | json "['data']['id']")
 token=$(curl -fs -X POST "$base/admin/v1/accounts/$account/tokens" -H "Authorization: Bearer $admin" \
-  -d '{"name":"schemathesis","scopes":["cards:read","cards:write","leads:read","analytics:read","webhooks:write","leads:write"]}' | json "['data']['token']")
+  -d '{"name":"schemathesis","scopes":["cards:read","cards:write","leads:read","analytics:read","webhooks:write","leads:write","templates:write"]}' | json "['data']['token']")
 # Seed two cards, a lead, a view, a click and a webhook, so reads of id 1 find something and the
 # analytics objects have keys in every map.
 slug=$(curl -fs -X POST "$base/api/v1/cards" -H "Authorization: Bearer $token" \

@@ -45,5 +45,6 @@ mod regions;
 mod scim;
 mod security;
 mod signature;
+mod teams;
 mod wallet;
 mod webhooks;

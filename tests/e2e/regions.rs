@@ -478,7 +478,7 @@ fn a_move_with_a_restart_in_the_middle_ends_done_with_every_answer_unchanged() {
     assert_eq!(
         done["copied"],
         // The webhook's creation is in the account's security log, which moves with it.
-        json!({"cards": 3, "leads": 6, "events": 9, "webhooks": 1, "deliveries": 9, "idempotency_keys": 0, "security_log": 1}),
+        json!({"cards": 3, "templates": 0, "leads": 6, "events": 9, "webhooks": 1, "deliveries": 9, "idempotency_keys": 0, "security_log": 1}),
         "{done}"
     );
     assert!(done["finished_at"].is_string());

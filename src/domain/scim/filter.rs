@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::user::{canonical_name, strip_urn};
+use super::user::{canonical_name, strip_urn, PAIRS};
 use super::user_name::{part_key, user_name_key};
 use super::{ScimError, ENTERPRISE, USER};
 use crate::domain::email_key::Form;
@@ -350,7 +350,9 @@ pub fn parse(text: &str) -> Result<Filter, ScimError> {
 
 /// Attributes whose strings compare case-sensitively (RFC 7643 `caseExact`).
 fn case_exact(path: &AttrPath) -> bool {
-    path.is("id", None) || path.is("externalId", None) || path.attr.eq_ignore_ascii_case("meta")
+    path.is("id", None)
+        || path.attr.eq_ignore_ascii_case("meta")
+        || PAIRS.iter().any(|p| p.case_exact && path.is(p.attr, p.sub))
 }
 
 /// An attribute of an object, its name in any case (RFC 7643 2.1).
@@ -553,7 +555,8 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
             .find(|(n, _)| path.attr.eq_ignore_ascii_case(n))
             .map(|(_, c)| *c);
     }
-    const COLUMNS: [(&str, Option<&str>, Column); 10] = [
+    // Attributes with columns of their own; the card fields' come from [`PAIRS`].
+    const COLUMNS: [(&str, Option<&str>, Column); 6] = [
         ("id", None, Column::Id),
         (
             "userName",
@@ -563,23 +566,26 @@ fn column(path: &AttrPath, within: Option<&str>) -> Option<Column> {
                 key: "scim_user_key",
             },
         ),
-        ("externalId", None, Column::Exact("external_id")),
         (
             "displayName",
             None,
             Column::Text("iif(scim_user IS NULL, title, json_extract(scim_user, '$.displayName'))"),
         ),
-        ("name", Some("givenName"), Column::Text("first_name")),
-        ("name", Some("familyName"), Column::Text("last_name")),
-        ("title", None, Column::Text("job_title")),
         ("active", None, Column::Active),
         ("meta", Some("created"), Column::Time("created_at")),
         ("meta", Some("lastModified"), Column::Time("updated_at")),
     ];
-    COLUMNS
+    if let Some((_, _, c)) = COLUMNS.iter().find(|(a, s, _)| path.is(a, *s)) {
+        return Some(*c);
+    }
+    let p = PAIRS
         .iter()
-        .find(|(a, s, _)| path.is(a, *s))
-        .map(|(_, _, c)| *c)
+        .find(|p| p.filtered && path.is(p.attr, p.sub))?;
+    Some(if p.case_exact {
+        Column::Exact(p.field)
+    } else {
+        Column::Text(p.field)
+    })
 }
 
 fn name(path: &AttrPath) -> String {
@@ -1556,6 +1562,38 @@ mod tests {
             (r#"userName gt "z""#, vec![1]),
         ] {
             assert_eq!(query(&conn, text), want, "{text}");
+        }
+    }
+
+    /// Each of [`PAIRS`] a filter may name compares its own card column, by its case rule,
+    /// on SQL and on JSON alike; one it may not is refused by name.
+    #[test]
+    fn each_pair_filters_its_column() {
+        for p in &PAIRS {
+            let eq = |v: &str| format!("{} eq \"{v}\"", p.path());
+            let f = parse(&eq("Paired")).unwrap();
+            let user = match p.sub {
+                Some(s) => json!({ (p.attr): { (s): "PAIRED" } }),
+                None => json!({ (p.attr): "PAIRED" }),
+            };
+            assert_eq!(f.matches(&user), !p.case_exact, "{}", p.field);
+            if !p.filtered {
+                let e = f.to_sql(1, &native).unwrap_err();
+                assert!(e.detail.ends_with("is not supported"), "{}", e.detail);
+                continue;
+            }
+            let conn = schema();
+            conn.execute(
+                "INSERT INTO cards (id, account_id, title, first_name, last_name, status,
+                    created_at, updated_at) VALUES (1, 1, 't', 'f', 'l', 'active', 0, 0)",
+                [],
+            )
+            .unwrap();
+            conn.execute(&format!("UPDATE cards SET {} = 'PAIRED'", p.field), [])
+                .unwrap();
+            assert_eq!(query(&conn, &eq("PAIRED")), [1], "{}", p.field);
+            let found: &[i64] = if p.case_exact { &[] } else { &[1] };
+            assert_eq!(query(&conn, &eq("Paired")), found, "{}", p.field);
         }
     }
 

@@ -269,12 +269,136 @@ fn address_text(a: &Value) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(", "))
 }
 
+/// A card field that is one attribute's value as it stands: the rows of provisioning.md 2's
+/// table that copy a value (no pick among values, no conversion). Declared once, so
+/// the card a User makes, the User a card reads as, the attribute an error names and the
+/// column a filter compares cannot disagree.
+pub struct Pair {
+    /// The attribute, and the sub-attribute within it when it is complex.
+    pub attr: &'static str,
+    pub sub: Option<&'static str>,
+    /// The card field in the card API's name, which is also its column.
+    pub field: &'static str,
+    /// Whether `GET /Users?filter=` may compare it (on its column).
+    pub filtered: bool,
+    /// Whether its strings compare case-sensitively (RFC 7643 `caseExact`).
+    pub case_exact: bool,
+    /// The card's value of the field.
+    pub card: fn(&Card) -> Option<&str>,
+    /// What the field is when the User has no value (the card needs both names).
+    absent: Option<Derived>,
+}
+
+/// A field's value made of other attributes of the User.
+type Derived = fn(&Map<String, Value>) -> String;
+
+/// A card field's value, whether the field is required or optional.
+trait Text {
+    fn text(&self) -> Option<&str>;
+}
+
+impl Text for String {
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl Text for Option<String> {
+    fn text(&self) -> Option<&str> {
+        self.as_deref()
+    }
+}
+
+/// One [`Pair`], its card field named once (its API name and its value).
+macro_rules! pair {
+    ($attr:expr, $sub:expr => $field:ident, filtered: $filtered:expr,
+        case_exact: $exact:expr, absent: $absent:expr) => {
+        Pair {
+            attr: $attr,
+            sub: $sub,
+            field: stringify!($field),
+            filtered: $filtered,
+            case_exact: $exact,
+            card: |c| Text::text(&c.$field),
+            absent: $absent,
+        }
+    };
+}
+
+/// How many [`PAIRS`] there are.
+const PAIRED: usize = 5;
+
+/// The attribute <-> field pairs. `organization` has no filter: the service never offered one.
+pub static PAIRS: [Pair; PAIRED] = [
+    pair!("name", Some("givenName") => first_name,
+        filtered: true, case_exact: false, absent: Some(derived_given)),
+    pair!("name", Some("familyName") => last_name,
+        filtered: true, case_exact: false, absent: Some(derived_family)),
+    pair!("title", None => job_title, filtered: true, case_exact: false, absent: None),
+    pair!(ENTERPRISE, Some("organization") => company,
+        filtered: false, case_exact: false, absent: None),
+    pair!("externalId", None => external_id, filtered: true, case_exact: true, absent: None),
+];
+
+impl Pair {
+    /// The path filters and PATCH write (`name.givenName`, `urn:...:User:organization`).
+    #[cfg(test)]
+    pub fn path(&self) -> String {
+        match self.sub {
+            Some(s) if self.attr == ENTERPRISE => format!("{ENTERPRISE}:{s}"),
+            Some(s) => format!("{}.{s}", self.attr),
+            None => self.attr.to_string(),
+        }
+    }
+
+    /// The attribute as an error detail names it: the path, an extension's by its own name
+    /// as the spec's table does (`organization`).
+    fn attribute(&self) -> String {
+        match self.sub {
+            Some(s) if self.attr == ENTERPRISE => s.to_string(),
+            Some(s) => format!("{}.{s}", self.attr),
+            None => self.attr.to_string(),
+        }
+    }
+
+    /// The User's value, as written.
+    fn value<'a>(&self, u: &'a Map<String, Value>) -> Option<&'a str> {
+        let v = u.get(self.attr)?;
+        match self.sub {
+            Some(s) => sub_text(v, s),
+            None => v.as_str(),
+        }
+    }
+
+    /// What the card's field is for the User.
+    fn mapped(&self, u: &Map<String, Value>) -> Option<String> {
+        self.value(u)
+            .map(str::to_string)
+            .or_else(|| self.absent.map(|derive| derive(u)))
+    }
+}
+
+/// `attr` written anew from the card: a complex one holds its pairs' values only (its
+/// other sub-attributes, `formatted`, `middleName`, were of the old values); `None` when
+/// that leaves nothing.
+fn anew(attr: &str, card: &Card) -> Option<Value> {
+    let mut o = Map::new();
+    for p in PAIRS.iter().filter(|p| p.attr == attr) {
+        let Some(v) = (p.card)(card) else {
+            continue;
+        };
+        match p.sub {
+            Some(s) => o.insert(s.into(), v.into()),
+            None => return Some(v.into()),
+        };
+    }
+    (!o.is_empty()).then_some(Value::Object(o))
+}
+
 /// What the card's fields are for a canonical User, by provisioning.md's table.
 struct Mapped {
-    first: String,
-    last: String,
-    job_title: Option<String>,
-    company: Option<String>,
+    /// The values of [`PAIRS`], in its order.
+    pairs: [Option<String>; PAIRED],
     email: Option<String>,
     phone: Option<String>,
     address: Option<String>,
@@ -311,22 +435,20 @@ fn derived_names(u: &Map<String, Value>) -> (String, String) {
     }
 }
 
+fn derived_given(u: &Map<String, Value>) -> String {
+    derived_names(u).0
+}
+
+fn derived_family(u: &Map<String, Value>) -> String {
+    derived_names(u).1
+}
+
 fn mapped(u: &Map<String, Value>) -> Mapped {
-    let (dfirst, dlast) = derived_names(u);
-    let name = u.get("name");
-    let given = name.and_then(|n| sub_text(n, "givenName"));
-    let family = name.and_then(|n| sub_text(n, "familyName"));
     let language = text(u, "preferredLanguage")
         .map(|l| l.split(['-', '_']).next().unwrap_or(l).to_ascii_lowercase())
         .filter(|l| is_language(l));
     Mapped {
-        first: given.map_or(dfirst, str::to_string),
-        last: family.map_or(dlast, str::to_string),
-        job_title: text(u, "title").map(str::to_string),
-        company: u
-            .get(ENTERPRISE)
-            .and_then(|e| sub_text(e, "organization"))
-            .map(str::to_string),
+        pairs: PAIRS.each_ref().map(|p| p.mapped(u)),
         email: pick(u, "emails", EMAIL_TYPES)
             .and_then(|(_, v)| sub_text(v, "value"))
             .map(str::to_string),
@@ -347,40 +469,60 @@ fn mapped(u: &Map<String, Value>) -> Mapped {
 /// A User without `active` or a usable `preferredLanguage` maps to an active card in the
 /// default language: an attribute removed reads back absent (RFC 7644 3.5.2.2), which it
 /// could not if the card kept an archived status or another language.
-fn card_body(u: &Map<String, Value>, external_id: Option<&str>) -> Map<String, Value> {
+fn card_body(u: &Map<String, Value>) -> Map<String, Value> {
     let m = mapped(u);
     let opt = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let mut b = Map::new();
-    b.insert("first_name".into(), m.first.clone().into());
-    b.insert("last_name".into(), m.last.clone().into());
-    b.insert("job_title".into(), opt(m.job_title.clone()));
-    b.insert("company".into(), opt(m.company.clone()));
+    for (p, v) in PAIRS.iter().zip(&m.pairs) {
+        b.insert(p.field.into(), opt(v.clone()));
+    }
     b.insert("email".into(), opt(m.email.clone()));
     b.insert("phone".into(), opt(m.phone.clone()));
     b.insert("address".into(), opt(m.address.clone()));
     b.insert("language".into(), m.language_or_default().into());
     b.insert("status".into(), m.status_or_default().as_str().into());
-    b.insert(
-        "external_id".into(),
-        external_id.map_or(Value::Null, Value::from),
-    );
     b
 }
 
+/// The card fields whose attributes (by provisioning.md's table, [`PAIRS`] first) the User
+/// leaves without a value: a SCIM write keeps a template's locked value there (teams.md 1).
+pub fn left_out(user: &Map<String, Value>) -> Vec<&'static str> {
+    let Ok(u) = canonical(user) else {
+        return vec![];
+    };
+    let m = mapped(&u);
+    let mut out: Vec<&'static str> = PAIRS
+        .iter()
+        .zip(&m.pairs)
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| p.field)
+        .collect();
+    for (field, v) in [
+        ("email", &m.email),
+        ("phone", &m.phone),
+        ("address", &m.address),
+        ("language", &m.language),
+    ] {
+        if v.is_none() {
+            out.push(field);
+        }
+    }
+    out
+}
+
 /// The SCIM attribute a card field comes from, for error details.
-fn attribute_of(field: &str) -> &str {
+fn attribute_of(field: &str) -> String {
+    if let Some(p) = PAIRS.iter().find(|p| p.field == field) {
+        return p.attribute();
+    }
     match field {
-        "first_name" => "name.givenName",
-        "last_name" => "name.familyName",
-        "job_title" => "title",
-        "company" => "organization",
         "email" => "emails",
         "phone" => "phoneNumbers",
         "address" => "addresses",
         "language" => "preferredLanguage",
-        "external_id" => "externalId",
         other => other,
     }
+    .into()
 }
 
 fn invalid(errors: FieldErrors) -> ScimError {
@@ -396,12 +538,11 @@ fn invalid(errors: FieldErrors) -> ScimError {
     ScimError::invalid_value(detail)
 }
 
-/// A User as written: its userName (required, also in `rest`) and the name's key,
-/// externalId, and the rest, canonical.
+/// A User as written: its userName (required, also in `rest`) and the name's key, and the
+/// rest, canonical.
 struct Written {
     user_name: String,
     key: String,
-    external_id: Option<String>,
     rest: Map<String, Value>,
 }
 
@@ -411,7 +552,7 @@ fn written(
     user: &Map<String, Value>,
     normalize: impl Fn(&str, Form) -> String,
 ) -> Result<Written, ScimError> {
-    let mut rest = canonical(user)?;
+    let rest = canonical(user)?;
     let user_name = match rest.get("userName") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         _ => return Err(ScimError::invalid_value("userName is required.")),
@@ -423,14 +564,9 @@ fn written(
             c as u32
         )));
     }
-    let external_id = match rest.remove("externalId") {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
-    };
     Ok(Written {
         key: user_name_key(&user_name, normalize),
         user_name,
-        external_id,
         rest,
     })
 }
@@ -440,6 +576,7 @@ fn written(
 fn stored(w: &Written) -> ScimColumns {
     let mut rest = w.rest.clone();
     rest.remove("userName");
+    rest.remove("externalId");
     ScimColumns {
         name: Field::Set(w.user_name.clone()),
         key: Field::Set(w.key.clone()),
@@ -453,7 +590,7 @@ pub fn create_input(
     normalize: impl Fn(&str, Form) -> String,
 ) -> Result<CardInput, ScimError> {
     let w = written(user, normalize)?;
-    let body = card_body(&w.rest, w.external_id.as_deref());
+    let body = card_body(&w.rest);
     let mut input = CardInput::parse(&body).map_err(invalid)?;
     let status = mapped(&w.rest).status_or_default();
     input.set_scim(stored(&w), status);
@@ -470,7 +607,7 @@ pub fn replace_patch(
     normalize: impl Fn(&str, Form) -> String,
 ) -> Result<CardPatch, ScimError> {
     let w = written(user, normalize)?;
-    let body = card_body(&w.rest, w.external_id.as_deref());
+    let body = card_body(&w.rest);
     let mut patch = CardPatch::parse(&body).map_err(invalid)?;
     let columns = stored(&w);
     (patch.scim_user_name, patch.scim_user_key, patch.scim_user) =
@@ -492,30 +629,14 @@ pub fn to_user(card: &Card, base: &str) -> Map<String, Value> {
         u.insert("userName".into(), n.clone().into());
     }
     let m = mapped(&u);
-    let set = |u: &mut Map<String, Value>, attr: &str, v: Option<&String>| match v {
-        Some(v) => u.insert(attr.into(), v.clone().into()),
-        None => u.remove(attr),
-    };
-    if (m.first.as_str(), m.last.as_str()) != (card.first_name.as_str(), card.last_name.as_str()) {
-        let mut name = Map::new();
-        name.insert("givenName".into(), card.first_name.clone().into());
-        name.insert("familyName".into(), card.last_name.clone().into());
-        u.insert("name".into(), Value::Object(name));
-    }
-    if m.job_title != card.job_title {
-        set(&mut u, "title", card.job_title.as_ref());
-    }
-    if m.company != card.company {
-        let mut ext = u
-            .remove(ENTERPRISE)
-            .and_then(|e| e.as_object().cloned())
-            .unwrap_or_default();
-        match &card.company {
-            Some(c) => ext.insert("organization".into(), c.clone().into()),
-            None => ext.remove("organization"),
-        };
-        if !ext.is_empty() {
-            u.insert(ENTERPRISE.into(), Value::Object(ext));
+    // A field the API changed since SCIM wrote it: its attribute is written anew (twice
+    // when both names changed, to the same value).
+    for (p, v) in PAIRS.iter().zip(&m.pairs) {
+        if v.as_deref() != (p.card)(card) {
+            match anew(p.attr, card) {
+                Some(v) => u.insert(p.attr.into(), v),
+                None => u.remove(p.attr),
+            };
         }
     }
     if m.email != card.email {
@@ -574,9 +695,6 @@ pub fn to_user(card: &Card, base: &str) -> Map<String, Value> {
     }
     out.insert("schemas".into(), schemas.into());
     out.insert("id".into(), card.id.to_string().into());
-    if let Some(x) = &card.external_id {
-        out.insert("externalId".into(), x.clone().into());
-    }
     out.extend(u);
     let mut meta = Map::new();
     meta.insert("resourceType".into(), "User".into());
@@ -941,6 +1059,57 @@ mod tests {
             let mut u = obj(json!({"userName": "u"}));
             u.insert(key, json!("v"));
             assert!(create_input(&u).is_ok());
+        }
+    }
+
+    /// Each of [`PAIRS`] is one spelling: a User with only its attribute makes a card with
+    /// the value in the field, reads back with it there, shows the value the API wrote
+    /// since in the same place, and a value the card refuses is named by the attribute.
+    #[test]
+    fn each_pair_maps_and_reads_back_in_one_place() {
+        for p in &PAIRS {
+            let with = |v: &str| {
+                let mut u = obj(json!({"userName": "u"}));
+                let value = match p.sub {
+                    Some(s) => json!({ (s): v }),
+                    None => json!(v),
+                };
+                u.insert(p.attr.into(), value);
+                u
+            };
+            let at = |u: &Value| match p.sub {
+                Some(s) => u[p.attr][s].clone(),
+                None => u[p.attr].clone(),
+            };
+            let card = card_of(Value::Object(with("Paired")));
+            assert_eq!((p.card)(&card), Some("Paired"), "{}", p.field);
+            assert_eq!(at(&read(&card)), "Paired", "{}", p.field);
+            let mut changed = card_of(Value::Object(with("Changed")));
+            changed.scim_user = card.scim_user.clone();
+            assert_eq!(at(&read(&changed)), "Changed", "{}", p.field);
+            let e = create_input(&with(&"x".repeat(300))).unwrap_err();
+            assert!(
+                e.detail.starts_with(&format!("{}: ", p.attribute())),
+                "{}: {}",
+                p.field,
+                e.detail
+            );
+        }
+    }
+
+    /// An attribute written anew keeps only its pairs: right for `name` (its other
+    /// sub-attributes describe the old names), and the extension keeps nothing else, or a
+    /// card changed through the API would lose it.
+    #[test]
+    fn the_extension_keeps_only_paired_sub_attributes() {
+        let (_, subs) = ATTRIBUTES.iter().find(|(a, _)| *a == ENTERPRISE).unwrap();
+        for sub in *subs {
+            assert!(
+                PAIRS
+                    .iter()
+                    .any(|p| p.attr == ENTERPRISE && p.sub == Some(sub)),
+                "{sub}"
+            );
         }
     }
 

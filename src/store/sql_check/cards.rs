@@ -139,10 +139,11 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
     let present = &cards::present_sql(&format!("[{}, 999999]", card.id));
     let found = db.exec("cards::present_sql", present);
     assert_eq!(super::ids("cards::present_sql", found), vec![card.id]);
-    let [card_rows, account_rows] = <[Vec<Value>; 2]>::try_from(
+    let [card_rows, account_rows, layout] = <[Vec<Value>; 3]>::try_from(
         db.batch("cards::for_page_sql", &cards::for_page_sql(card.id, acc)),
     )
-    .expect("two statements");
+    .expect("three statements");
+    assert!(layout.is_empty(), "no company template");
     assert_eq!(one::<CardRow>("cards::for_page_sql", card_rows).id, card.id);
     assert_eq!(
         one::<AccountRow>("cards::for_page_sql", account_rows).id,

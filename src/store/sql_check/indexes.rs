@@ -149,6 +149,7 @@ fn lists_range_over_their_indexes() {
 #[test]
 fn scim_filters_compile_to_indexed_sql() {
     use crate::domain::scim::filter::parse;
+    use crate::domain::scim::user::PAIRS;
     let mut db = Db::new();
     let filters = [
         r#"userName eq "a@b.example""#,
@@ -163,7 +164,13 @@ fn scim_filters_compile_to_indexed_sql() {
         r#"title pr and active eq true and id eq "7" and id ne "x""#,
         r#"meta.created ge "2026-01-01T00:00:00Z" and meta.lastModified lt "2027-01-01T00:00:00.000Z""#,
     ];
-    for text in filters {
+    // And each card field a filter may name, on its column.
+    let paired = PAIRS
+        .iter()
+        .filter(|p| p.filtered)
+        .map(|p| format!("{} eq \"x\"", p.path()));
+    for text in filters.map(String::from).into_iter().chain(paired) {
+        let text = text.as_str();
         let f = parse(text)
             .and_then(|f| f.to_sql(cards::USERS_FIRST_PARAM, &crate::js::normalize))
             .unwrap_or_else(|e| panic!("{text}: {e:?}"));

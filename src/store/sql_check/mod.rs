@@ -19,6 +19,7 @@ mod members;
 mod moves;
 mod security;
 mod slugs;
+mod templates;
 mod tokens;
 mod views;
 mod webhooks;
@@ -279,6 +280,8 @@ fn scenario(db: &mut Db) {
     cards::keys_of_user_names_from_before_the_key(db);
     events::feed_and_idempotency(db, acc, now);
     webhooks::webhooks_and_outbox(db, acc, now);
+    templates::templates_and_their_events(db, acc, now);
+    templates::cards_in_line(db, acc, now);
     erasure::erasure_reaches_every_copy(db, acc, now);
     security::entries_of_both_logs(db, acc, now);
     members::members_and_sessions(db, acc, now);
