@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Deploys one environment: preflight, remote D1 migrations, deploy, smoke check.
+"""Deploys one environment: preflight, remote D1 migrations, the OpenAPI document into KV,
+deploy, smoke check.
 
     ADMIN_TOKEN=<that environment's operator token> python3 scripts/deploy.py staging|production
     (or `make deploy ENV=staging ADMIN_TOKEN=...`)
@@ -52,6 +53,12 @@ def main():
             sys.exit(f"==> deploy of {name}: FAILED at the migrations of {binding}; the running version "
                      "is unchanged. D1 applies each migration file in a transaction; see `wrangler d1 "
                      f"migrations list {binding} --remote --env {name}` for what is applied.")
+    # The OpenAPI document is served from KV under a key named by its content (build.rs):
+    # stored before the upload, so the new version finds it from its first request.
+    if not run("storing the OpenAPI document in KV (remote)",
+               [os.path.join(os.path.dirname(__file__), "openapi-kv.sh"), "--remote", "--env", name]):
+        sys.exit(f"==> deploy of {name}: FAILED at storing the OpenAPI document; the running version "
+                 "is unchanged (the migrations above are applied).")
     if not run("deploying", [WRANGLER, "deploy", "--env", name]):
         sys.exit(f"==> deploy of {name}: FAILED at the upload; the previous version still serves "
                  "(the migrations above are applied and must be compatible with it).")

@@ -16,6 +16,10 @@ done
 # The top-level bindings only (before the first [env.*] table).
 bindings=$(awk '/^\[env\./{exit} /^binding = "(DIRECTORY|SHARD_[A-Z0-9_]+)"/{gsub(/"/,"",$3); print $3}' "$config")
 [ -n "$bindings" ] || { echo "no DIRECTORY or SHARD_* binding in $config" >&2; exit 1; }
+# The OpenAPI document goes to local KV beside the migrations (scripts/openapi-kv.sh).
+scripts_dir=$(dirname "$0")
+"$scripts_dir/openapi-kv.sh" --local --config "$config" "${args[@]}" >/dev/null &
+kv=$!
 for b in $bindings; do
   # One retry: local D1's runtime has failed a fresh database's first migration with an
   # internal assertion ("false == true") on a busy machine (once in three clean-clone runs). The
@@ -33,3 +37,4 @@ for b in $bindings; do
   done
   echo "==> $b migrated"
 done
+wait $kv || exit 1

@@ -1,20 +1,16 @@
-// The published OpenAPI description as JavaScript data. esbuild (run by worker-build) bundles
-// the repository's openapi.json into the worker's JavaScript, so the ~115 KB document stays
-// out of the wasm and its size budget, and no static-assets router has to run in front of
-// every request to serve this one file (it cost ~1 ms of CPU per request in workerd).
-// The path is relative to where worker-build puts this snippet:
-// build/.tmp/snippets/cardapi-<hash>/src/api/openapi.mjs (a wrong path fails the build).
-import doc from "../../../../../../openapi.json";
+// The published OpenAPI description, read from KV. It is not bundled: the ~95 KB document
+// was 15 KiB of the upload's gzip budget, and every cold start parsed it. `build.rs` names
+// its key by content (`openapi:<sha256 prefix>`); scripts/openapi-kv.sh stores it there.
+// Kept per isolate, so KV is read once; the body never enters wasm memory.
 
-let text;
+let cached = null; // [key, text]
 
-/** The document as served: compact JSON, made once per isolate. */
-export function openapi_text() {
-  text ??= JSON.stringify(doc);
-  return text;
-}
-
-/** The answer, body and all, made here so the document never enters wasm memory. */
-export function openapi_response(headers, with_body) {
-  return new Response(with_body ? openapi_text() : null, { headers });
+/** The answer, or null when the key holds nothing (a deploy that did not store it). */
+export async function openapi_response(kv, key, headers, with_body) {
+  if (cached === null || cached[0] !== key) {
+    const text = await kv.get(key);
+    if (text === null) return null;
+    cached = [key, text];
+  }
+  return new Response(with_body ? cached[1] : null, { headers });
 }

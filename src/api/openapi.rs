@@ -1,40 +1,47 @@
 //! The published OpenAPI 3.1 description (spec 9.3), served without authentication. The
-//! document is bundled into the worker's JavaScript (`openapi.mjs`), not the wasm; only its
-//! strong ETag is computed here, once per isolate.
-
-use std::cell::OnceCell;
+//! document is in KV (`openapi.mjs`, `build.rs`), not in the upload; its strong ETag is the
+//! content hash that names its key.
 
 use wasm_bindgen::prelude::wasm_bindgen;
-use worker::{web_sys, Headers, Request, Response};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::{web_sys, Env, Headers, Request, Response};
 
-use crate::domain::conditional::strong_etag;
-use crate::http::error::ApiResult;
+use crate::http::error::{ApiError, ApiResult};
+use crate::store::analytics::NAMESPACE;
+
+/// `openapi:` and 16 hex digits of the document's SHA-256 (`build.rs`).
+const KEY: &str = env!("OPENAPI_KEY");
 
 #[wasm_bindgen(module = "/src/api/openapi.mjs")]
 extern "C" {
-    fn openapi_text() -> String;
-    fn openapi_response(headers: &web_sys::Headers, with_body: bool) -> web_sys::Response;
-}
-
-thread_local! {
-    static ETAG: OnceCell<String> = const { OnceCell::new() };
-}
-
-fn etag() -> String {
-    ETAG.with(|tag| {
-        tag.get_or_init(|| strong_etag(openapi_text().as_bytes()))
-            .clone()
-    })
+    fn openapi_response(
+        kv: &JsValue,
+        key: &str,
+        headers: &web_sys::Headers,
+        with_body: bool,
+    ) -> js_sys::Promise;
 }
 
 /// GET or HEAD, tagged; the router answers a matching `If-None-Match` with a 304
 /// (`edge::conditional`), as for every conditional GET.
-pub fn document(req: &Request) -> ApiResult<Response> {
+pub async fn document(env: &Env, req: &Request) -> ApiResult<Response> {
     let headers = Headers::new();
     headers.set("Content-Type", "application/json")?;
-    headers.set("ETag", &etag())?;
+    headers.set("ETag", &format!("\"{}\"", &KEY["openapi:".len()..]))?;
     // `Cache-Control: private, no-cache` is set by the router on every /api/v1 answer:
     // revalidated on every use (the ETag makes that a 304), so a deploy is seen at once.
     let with_body = req.inner().method() != "HEAD";
-    Ok(Response::from(openapi_response(&headers.0, with_body)))
+    let kv =
+        js_sys::Reflect::get(env, &JsValue::from_str(NAMESPACE)).map_err(worker::Error::from)?;
+    let answer = JsFuture::from(openapi_response(&kv, KEY, &headers.0, with_body))
+        .await
+        .map_err(worker::Error::from)?;
+    match answer.dyn_into::<web_sys::Response>() {
+        Ok(response) => Ok(Response::from(response)),
+        Err(_) => Err(ApiError::Misconfigured(format!(
+            "KV namespace {NAMESPACE} holds no {KEY}: store the OpenAPI document with \
+             scripts/openapi-kv.sh (deploy.py does before each upload)"
+        ))),
+    }
 }

@@ -27,7 +27,7 @@ pub async fn dispatch(app: &App, p: &Principal, req: Request, route: Route) -> A
             Err(ApiError::NotFound)
         }
         // Public: the router serves it before admission; a token changes nothing.
-        Route::OpenApi => api::openapi::document(&req),
+        Route::OpenApi => api::openapi::document(&app.env, &req).await,
         Route::Scim(op) => scim(app, p, req, op).await,
     }
 }

@@ -201,7 +201,7 @@ async fn answer(
     let if_none_match = req.headers().get("If-None-Match").ok().flatten();
     if route == Route::OpenApi {
         told.conditional = Conditional::Tagged(if_none_match);
-        return api::openapi::document(&req);
+        return api::openapi::document(&app.env, &req).await;
     }
     let started = js_sys::Date::now();
     let hash = auth::token_hash(app, &req);

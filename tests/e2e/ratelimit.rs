@@ -259,6 +259,7 @@ fn openapi_document_is_published_without_auth() {
             "deleteWebhook",
             "eraseLeads",
             "getCard",
+            "getCardSignature",
             "getEvent",
             "getLead",
             "getWebhook",
