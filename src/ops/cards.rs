@@ -5,8 +5,8 @@
 
 use crate::domain::card::{Card, CardInput, CardPatch};
 use crate::domain::config::SlugsFault;
-use crate::domain::plan::Features;
 use crate::domain::input::Field;
+use crate::domain::plan::Features;
 use crate::domain::principal::Principal;
 use crate::domain::signature::signature;
 use crate::domain::slug::base_slug;
@@ -17,8 +17,8 @@ use crate::http::App;
 use crate::store::cards::{self, Created};
 use crate::store::outbox;
 use crate::store::slugs;
-use worker::Response;
 use crate::store::templates;
+use worker::Response;
 
 /// The company template of a card write (teams.md 1), every door alike: a locked field
 /// written with another value is refused (422 on the field; SCIM's `mutability`), the
@@ -178,7 +178,8 @@ pub async fn signature_of(
     features: Features,
     id: i64,
 ) -> ApiResult<Response> {
-    let card = cards::one(&*app.db()?, account_id, id)
+    // The page's read: a card that uses a company template is drawn in its layout.
+    let (card, _) = cards::for_page(&*app.db()?, id, account_id)
         .await?
         .ok_or(ApiError::NotFound)?;
     let s = signature(&card.effective(features), &app.base_url);
