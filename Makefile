@@ -24,7 +24,7 @@ export ESBUILD_BIN := $(NODE_BIN)/esbuild
 export WASM_OPT_BIN := $(NODE_BIN)/wasm-opt
 
 SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock openapi.json \
-  scripts/wasm-order-names.mjs scripts/strip-wasm-names.mjs
+  scripts/wasm-order-names.mjs scripts/strip-wasm-names.mjs scripts/wasm-leb.mjs build.rs
 
 SCHEMATHESIS_VERSION := 4.32.5
 OPENAPI_VALIDATOR_VERSION := 0.9.0

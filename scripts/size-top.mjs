@@ -5,20 +5,11 @@
 // wasm-bindgen writes), so this reads the two sections itself.
 // Usage: node scripts/size-top.mjs [FILE.wasm] [N]
 import { readFileSync } from "node:fs";
+import { readU32 as u32 } from "./wasm-leb.mjs";
 
 const file = process.argv[2] || "build/index_bg.named.wasm";
 const top = Number(process.argv[3] || 20);
 const wasm = readFileSync(file);
-
-function u32(buf, at) {
-  let value = 0, shift = 0, byte;
-  do {
-    byte = buf[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value, at];
-}
 
 let imported = 0;
 const bodies = [];

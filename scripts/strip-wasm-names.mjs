@@ -5,21 +5,12 @@
 // module (`wasm-function[N]`) is read against IN with scripts/wasm-name.mjs (`make wasm-name`).
 // Usage: node scripts/strip-wasm-names.mjs IN.wasm OUT.wasm
 import { readFileSync, writeFileSync } from "node:fs";
+import { readU32 } from "./wasm-leb.mjs";
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) throw new Error("usage: node scripts/strip-wasm-names.mjs IN.wasm OUT.wasm");
 const wasm = readFileSync(input);
 if (wasm.readUInt32LE(0) !== 0x6d736100) throw new Error(`${input} is not a wasm module`);
-
-function readU32(buf, at) {
-  let value = 0, shift = 0, byte;
-  do {
-    byte = buf[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value, at];
-}
 
 const DROP = new Set(["name", "producers", "target_features"]);
 const parts = [wasm.subarray(0, 8)];

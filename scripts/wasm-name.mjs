@@ -7,20 +7,11 @@
 //        node scripts/wasm-name.mjs < trace.txt      (names each `wasm-function[N]`, `$funcN`)
 // `make wasm-name N=1234` or `make wasm-name < trace.txt` do the same.
 import { readFileSync } from "node:fs";
+import { readU32 } from "./wasm-leb.mjs";
 
 const file = process.env.WASM_NAMED || "build/index_bg.named.wasm";
 const wasm = readFileSync(file);
 if (wasm.readUInt32LE(0) !== 0x6d736100) throw new Error(`${file} is not a wasm module`);
-
-function readU32(buf, at) {
-  let value = 0, shift = 0, byte;
-  do {
-    byte = buf[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value, at];
-}
 
 // The function-names subsection (id 1) of the `name` custom section: (index, name) pairs.
 const names = new Map();

@@ -7,6 +7,7 @@
 //   node scripts/wasm-order-names.mjs unkey FILE.wasm   back to `name`
 // Only the function-names subsection changes; every other byte is copied.
 import { readFileSync, writeFileSync } from "node:fs";
+import { readU32 } from "./wasm-leb.mjs";
 
 const [mode, file] = process.argv.slice(2);
 if (!["key", "unkey"].includes(mode) || !file) {
@@ -14,16 +15,6 @@ if (!["key", "unkey"].includes(mode) || !file) {
 }
 const wasm = readFileSync(file);
 if (wasm.readUInt32LE(0) !== 0x6d736100) throw new Error(`${file} is not a wasm module`);
-
-function readU32(buf, at) {
-  let value = 0, shift = 0, byte;
-  do {
-    byte = buf[at++];
-    value += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-  } while (byte & 0x80);
-  return [value, at];
-}
 
 function u32(n) {
   const out = [];

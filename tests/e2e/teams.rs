@@ -10,6 +10,15 @@ fn tenant(s: &Server) -> Tenant<'_> {
     s.tenant(&["cards:write", "templates:write"])
 }
 
+/// A tenant of `account` whose token has exactly `scopes`.
+fn scoped<'a>(s: &'a Server, account: i64, scopes: &[&str]) -> Tenant<'a> {
+    Tenant {
+        server: s,
+        account,
+        token: s.token(account, scopes),
+    }
+}
+
 fn template(t: &Tenant, body: Value) -> Value {
     let r = t.send("POST", "/templates", &body);
     assert_eq!(r.status, 201, "{}", r.body);
@@ -227,11 +236,7 @@ fn at_most_fifty_templates_an_account() {
 fn template_scopes_are_their_own_and_the_plan_needs_white_label() {
     let s = server();
     let account = s.account("enterprise", json!({}));
-    let token = |scopes: &[&str]| Tenant {
-        server: s,
-        account,
-        token: s.token(account, scopes),
-    };
+    let token = |scopes: &[&str]| scoped(s, account, scopes);
     let writer = token(&["templates:write"]);
     let id = template(&writer, json!({"name": "A", "layout": "classic"}))["id"].clone();
     // templates:read reads, and only reads.
@@ -299,11 +304,7 @@ fn template_scopes_are_their_own_and_the_plan_needs_white_label() {
 fn template_events_are_read_with_a_template_scope_alone() {
     let s = server();
     let account = s.account("enterprise", json!({}));
-    let token = |scopes: &[&str]| Tenant {
-        server: s,
-        account,
-        token: s.token(account, scopes),
-    };
+    let token = |scopes: &[&str]| scoped(s, account, scopes);
     let writer = token(&["templates:write", "cards:write"]);
     let made = template(&writer, json!({"name": "A", "layout": "classic"}));
     let id = made["id"].as_i64().unwrap();
