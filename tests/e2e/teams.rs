@@ -566,6 +566,18 @@ fn locked_fields_are_refused_on_every_write_surface_and_kept_by_scim() {
     );
     assert_eq!(page.status, 200);
     assert!(page.body.contains("t-minimal"), "the template's layout");
+    // So is its email signature (teams.md 2): minimal has no classic side rule, which a
+    // card without a template (classic) has.
+    let signature = |card: &Value| {
+        let r = t.get(&format!("/cards/{}/signature", card["id"]));
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()["data"]["html"].as_str().unwrap().to_string()
+    };
+    assert!(signature(&n).contains("border-left:3px solid"), "classic");
+    assert!(
+        !signature(&j).contains("border-left:3px solid"),
+        "the template's layout (minimal), not classic"
+    );
     // Leaving: values kept, now unlocked.
     let r = t.send(
         "PATCH",
