@@ -19,6 +19,8 @@ DEV_STATE := .wrangler/state
 export PATH := $(CARGO_BIN):$(PATH)
 
 # worker-build fetches these from the internet by default; point it at pinned local copies.
+# build.rs minifies the account area's CSS and JS with the same esbuild (src/area/assets/
+# are in SOURCES; cargo reruns build.rs when one changes).
 export WASM_BINDGEN_BIN := $(CARGO_BIN)/wasm-bindgen
 export ESBUILD_BIN := $(NODE_BIN)/esbuild
 export WASM_OPT_BIN := $(NODE_BIN)/wasm-opt

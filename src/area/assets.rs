@@ -1,6 +1,8 @@
 //! The account area's stylesheet and its one script, served from the worker (no request
 //! leaves the service) under a name that changes with their content, so browsers keep
-//! them for a year and never use a stale one.
+//! them for a year and never use a stale one. What is embedded is build.rs's output:
+//! `src/area/assets/` minified by esbuild (the sources as they are when no esbuild is
+//! installed), so the version and the ETag are digests of the bytes served.
 
 use std::sync::OnceLock;
 
@@ -13,8 +15,8 @@ use crate::http::error::{ApiError, ApiResult};
 pub const CSS: &str = "app.css";
 pub const JS: &str = "app.js";
 
-const CSS_TEXT: &str = include_str!("assets/app.css");
-const JS_TEXT: &str = include_str!("assets/app.js");
+const CSS_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/app.css"));
+const JS_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/app.js"));
 
 fn text(name: &str) -> Option<(&'static str, &'static str)> {
     match name {

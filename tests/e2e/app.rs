@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::harness::{call, server, Resp, Server};
-use cardapi::domain::signing::{base64url, base64url_decode};
+use cardapi::domain::conditional::strong_etag;
+use cardapi::domain::signing::{base64url, base64url_decode, hex};
 
 /// A passkey held by a test: an ES256 key, its credential id and its counter.
 pub struct Authenticator {
@@ -473,4 +474,44 @@ fn failed_sign_ins_are_limited_per_address() {
     let answer = stranger.assert(&options, &s.base);
     let r = b.post_json("/app/sign-in", &answer);
     assert_eq!(r.status, 429, "{}", r.body);
+}
+
+/// The area's stylesheet and script as the build embeds them: minified (one line, smaller
+/// than their sources in src/area/assets/), named in the pages by a digest of the bytes
+/// served and tagged by those bytes, so a cached copy is never stale.
+#[test]
+fn assets_are_served_minified_under_a_digest_of_their_bytes() {
+    let s = server();
+    let page = Browser::new(s).get("/app/sign-in").body;
+    let mut versions = vec![];
+    let mut served = vec![];
+    for (name, kind) in [("app.css", "text/css"), ("app.js", "text/javascript")] {
+        let at = page
+            .find(&format!("/app/assets/{name}?v="))
+            .unwrap_or_else(|| panic!("{name} in the page: {page}"));
+        let href = page[at..].split('"').next().unwrap_or_default();
+        versions.push(href.rsplit('=').next().unwrap_or_default().to_string());
+        let url = format!("{}{href}", s.base);
+        let r = call("GET", &url, None, None, &[]);
+        assert_eq!(r.status, 200, "{href}");
+        assert!(r
+            .header("content-type")
+            .is_some_and(|t| t.starts_with(kind)));
+        let source = std::fs::read_to_string(format!("src/area/assets/{name}")).expect(name);
+        assert!(
+            r.body.len() < source.len(),
+            "{name} not smaller than its source"
+        );
+        assert_eq!(r.body.trim_end().lines().count(), 1, "{name} not minified");
+        let tag = strong_etag(r.body.as_bytes());
+        assert_eq!(r.header("etag"), Some(tag.as_str()), "{name}");
+        let again = call("GET", &url, None, None, &[("If-None-Match", &tag)]);
+        assert_eq!(again.status, 304, "{name}");
+        served.push(r.body);
+    }
+    let digest = Sha256::new()
+        .chain_update(&served[0])
+        .chain_update(&served[1])
+        .finalize();
+    assert_eq!(versions, [hex(&digest[..6]), hex(&digest[..6])]);
 }
