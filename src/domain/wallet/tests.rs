@@ -122,8 +122,12 @@ fn certificates_read_as_openssl_reads_them() {
                 .to_string()
         };
         let serial = Reader(&cert.serial).any().unwrap().content;
+        // Leading zero digits aside: a random serial whose first byte is below 0x10 is
+        // `0C..` in our hex and `C..` in openssl's.
         assert_eq!(
-            hex(der::magnitude(serial)).to_uppercase(),
+            hex(der::magnitude(serial))
+                .to_uppercase()
+                .trim_start_matches('0'),
             value("serial=").trim_start_matches('0'),
             "{file}"
         );
