@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 REQUIRED_SECRETS = ["ADMIN_TOKEN", "VISITOR_SALT", "TOKEN_PEPPER"]
 LOCAL_ONLY_VARS = ["WEBHOOKS_ALLOW_PRIVATE", "WEBHOOKS_FAULT", "RETENTION_DAY_MS"]
-DURABLE_OBJECTS = {"RATE_LIMITER", "ANALYTICS_AGGREGATOR", "THROTTLE", "MOVER", "SYNCER"}
+DURABLE_OBJECTS = {"RATE_LIMITER", "ANALYTICS_AGGREGATOR", "THROTTLE", "MOVER", "SYNCER", "NAMES"}
 QUEUES = {"WEBHOOKS", "WEBHOOKS_DLQ"}
 # src/domain/region.rs (`Region::as_str`); the self-test holds the two together.
 REGIONS = ("wnam", "enam", "weur", "eeur", "apac", "oc", "eu", "fedramp")

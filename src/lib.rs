@@ -54,11 +54,6 @@ async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
         Ok(n) => worker::console_log!("email keys: {n} lead(s) keyed"),
         Err(e) => worker::console_error!("email keys failed: {e}"),
     }
-    match upkeep::settle_slugs(&env, event.schedule() as i64).await {
-        Ok(0) => {}
-        Ok(n) => worker::console_log!("slugs: {n} pending slug(s) settled"),
-        Err(e) => worker::console_error!("settling slugs failed: {e}"),
-    }
     match upkeep::wake_moves(&env).await {
         Ok(0) => {}
         Ok(n) => worker::console_log!("moves: {n} running move(s) woken"),

@@ -12,9 +12,7 @@ use crate::domain::webhook::DELIVERY_RETENTION_MS;
 use crate::durable::mover::client as mover;
 use crate::durable::syncer::client as syncer;
 use crate::store::erasure::{self, LeadSet};
-use crate::store::{
-    cards, events, idempotency, leads, moves, outbox, prune_in_steps, slugs, templates, webhooks,
-};
+use crate::store::{events, idempotency, leads, moves, outbox, templates, webhooks};
 
 /// The every-minute trigger, which only sweeps webhook attempts; any other runs upkeep too.
 pub const SWEEP_CRON: &str = "* * * * *";
@@ -23,16 +21,6 @@ pub const SWEEP_CRON: &str = "* * * * *";
 pub async fn run(env: &Env) -> Result<()> {
     for shard in config::shards(env)? {
         run_shard(env, &Shard::primary(env, &shard)?).await?;
-    }
-    // Retired slugs past their 365 days are free for anyone again.
-    let now = js_sys::Date::now() as i64;
-    let dir = Directory::primary(env)?;
-    let freed = prune_in_steps(&dir, 1_000, 20, 0, || {
-        vec![slugs::expire_retired_sql(now, 1_000)]
-    })
-    .await?;
-    if freed > 0 {
-        worker::console_log!("upkeep: {freed} retired slug(s) free again");
     }
     Ok(())
 }
@@ -112,41 +100,6 @@ pub async fn fill_email_keys(env: &Env) -> Result<usize> {
         }
     }
     Ok(keyed)
-}
-
-/// Pending slugs one run settles: every create leaves one (store::slugs).
-const SLUGS_PER_RUN: i64 = 1_000;
-
-/// Settles slugs left pending longer than a request runs (store::slugs): card in its
-/// shard, live; not there, released. One query per shard and one directory batch per
-/// run. The number settled either way.
-pub async fn settle_slugs(env: &Env, now: i64) -> Result<usize> {
-    let dir = Directory::primary(env)?;
-    let before = now - config::get(env).slug_settle_ms;
-    let stale = slugs::stale(&dir, before, SLUGS_PER_RUN).await?;
-    if stale.is_empty() {
-        return Ok(0);
-    }
-    let listed = config::shards(env)?;
-    let mut live = Vec::new();
-    for shard in &listed {
-        let ids: Vec<i64> = stale
-            .iter()
-            .filter(|r| &r.shard == shard)
-            .map(|r| r.card_id)
-            .collect();
-        if !ids.is_empty() {
-            live.extend(cards::present(&Shard::primary(env, shard)?, &ids).await?);
-        }
-    }
-    // A row of a shard SHARDS no longer lists stays pending: the operator's to mend.
-    let gone: Vec<i64> = stale
-        .iter()
-        .filter(|r| listed.contains(&r.shard) && !live.contains(&r.card_id))
-        .map(|r| r.card_id)
-        .collect();
-    slugs::settle_stale(&dir, &live, &gone, before, now).await?;
-    Ok(stale.len())
 }
 
 /// Wakes the mover of every move that has not ended (a mover keeps the plan it has and

@@ -16,12 +16,14 @@ pub enum WebhooksFault {
     DropSend,
 }
 
-/// A test-only fault: `SLUGS_FAULT=after-reserve` fails createCard between the
-/// directory's reservation and the shard's insert; `after-delete` fails deleteCard between
-/// the shard's delete and the directory's release, as crashes there would.
+/// A test-only fault, as a crash there would: `SLUGS_FAULT=after-reserve` fails createCard
+/// between the name's reservation and the shard's insert; `after-create` between the
+/// shard's insert and the slug's routing row; `after-delete` fails deleteCard between the
+/// shard's delete and the slug's retirement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SlugsFault {
     AfterReserve,
+    AfterCreate,
     AfterDelete,
 }
 
@@ -249,6 +251,7 @@ impl Config {
         let slugs_fault = match get("SLUGS_FAULT").as_deref() {
             None => None,
             Some("after-reserve") => Some(SlugsFault::AfterReserve),
+            Some("after-create") => Some(SlugsFault::AfterCreate),
             Some("after-delete") => Some(SlugsFault::AfterDelete),
             Some(other) => {
                 problems.push(format!(

@@ -21,6 +21,7 @@ pub mod lead;
 pub mod links;
 pub mod member;
 pub mod moving;
+pub mod names;
 pub mod own_writes;
 pub mod pagination;
 pub mod plan;

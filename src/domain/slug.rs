@@ -124,6 +124,41 @@ pub fn base_slug(first_name: &str, last_name: &str) -> String {
     }
 }
 
+/// The name a slug is a form of, and the rest: trailing `-<digits>` parts go
+/// (`anna-2-3` -> `anna`, `-2-3`). Every slug has one root, so the one object of a root
+/// (regions.md 6) hands out every slug that could collide: `anna-2` from `Anna` and from
+/// `Anna 2` alike.
+pub fn root_of(slug: &str) -> (&str, &str) {
+    let mut root = slug;
+    while let Some((head, tail)) = root.rsplit_once('-') {
+        if head.is_empty() || tail.is_empty() || !tail.bytes().all(|b| b.is_ascii_digit()) {
+            break;
+        }
+        root = head;
+    }
+    (root, &slug[root.len()..])
+}
+
+/// The `n`th slug of a base, as the rest after its root: `rest`, then `rest-2`, ...
+pub fn nth(rest: &str, n: u32) -> String {
+    if n <= 1 {
+        rest.to_string()
+    } else {
+        format!("{rest}-{n}")
+    }
+}
+
+/// What stores outside a slug's region hold instead of it (regions.md 6): a keyed hash,
+/// 128 bits of HMAC-SHA-256 under the worker's pepper. `kind` keeps a root's object name
+/// and a slug's routing key apart.
+pub fn keyed(pepper: &str, kind: &str, s: &str) -> String {
+    let mac = crate::domain::signing::hmac_sha256_parts(
+        pepper.as_bytes(),
+        &[kind.as_bytes(), b":", s.as_bytes()],
+    );
+    format!("k:{}", crate::domain::signing::hex(&mac[..16]))
+}
+
 /// A slug as it can appear in a public URL; anything else is rejected before any query.
 pub fn is_valid_slug(s: &str) -> bool {
     !s.is_empty()
@@ -163,5 +198,34 @@ mod tests {
         assert!(!is_valid_slug("Jurgen"));
         assert!(!is_valid_slug(""));
         assert!(!is_valid_slug("a/b"));
+    }
+
+    #[test]
+    fn every_slug_has_one_root() {
+        assert_eq!(root_of("anna"), ("anna", ""));
+        assert_eq!(root_of("anna-2"), ("anna", "-2"));
+        assert_eq!(root_of("anna-2-3"), ("anna", "-2-3"));
+        assert_eq!(root_of("anna-b2"), ("anna-b2", ""));
+        assert_eq!(root_of("2024"), ("2024", ""));
+        assert_eq!(root_of("card-2024-7"), ("card", "-2024-7"));
+        // `Anna 2`'s slugs and `Anna`'s second are one root's: one object hands them out.
+        let base = base_slug("Anna", "2");
+        let (root, rest) = root_of(&base);
+        assert_eq!((root, rest), ("anna", "-2"));
+        assert_eq!(format!("{root}{}", nth(rest, 2)), "anna-2-2");
+        assert_eq!(format!("{root}{}", nth("", 1)), "anna");
+        assert_eq!(format!("{root}{}", nth("", 3)), "anna-3");
+    }
+
+    #[test]
+    fn keyed_names_hide_the_name_and_keep_kinds_apart() {
+        let a = keyed("pepper", "root", "jurgen-gross");
+        assert_eq!(a.len(), 34);
+        assert!(a.starts_with("k:") && !a.contains("jurgen"));
+        assert_eq!(a, keyed("pepper", "root", "jurgen-gross"));
+        assert_ne!(a, keyed("pepper", "slug", "jurgen-gross"));
+        assert_ne!(a, keyed("other", "root", "jurgen-gross"));
+        // A routing key is never a valid slug, so it cannot shadow one.
+        assert!(!is_valid_slug(&a));
     }
 }

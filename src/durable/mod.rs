@@ -3,6 +3,7 @@
 
 pub mod analytics;
 pub mod mover;
+pub mod names;
 pub mod rate_limiter;
 pub mod syncer;
 pub mod throttle;

@@ -44,6 +44,17 @@ pub struct App {
     /// The runtime's request, for what is read of it only when needed ([`App::country`]).
     raw: worker::web_sys::Request,
     country: OnceCell<Option<String>>,
+    /// A slug reserved while the gate was asked (`router::admission`), for the create
+    /// that follows to take, else to give back (`ops::cards`).
+    pub held: RefCell<Option<Held>>,
+}
+
+/// A slug reserved for `account`'s create of a card whose name makes `base`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    pub account: i64,
+    pub base: String,
+    pub slug: String,
 }
 
 /// The parts of a request's log line that only its handling learns. Never a token, an
@@ -87,6 +98,7 @@ impl App {
             // A handle of the same request (its `clone()` method would copy the body).
             raw: Clone::clone(req.inner()),
             country: OnceCell::new(),
+            held: RefCell::new(None),
         }
     }
 

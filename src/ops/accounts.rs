@@ -7,12 +7,13 @@ use crate::domain::account::{Account, AccountPatch};
 use crate::domain::moving::Plan;
 use crate::domain::region::Region;
 use crate::durable::mover::client as mover;
+use crate::durable::names::client::{self as names, Op};
 use crate::durable::rate_limiter::client as gate;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::App;
 use crate::store::moves::{self, MoveRow};
 use crate::store::outbox;
-use crate::store::{accounts, tokens, webhooks};
+use crate::store::{accounts, cards, tokens, webhooks};
 
 /// The account, placed in the shard of its region with the fewest accounts (regions.md
 /// 2): the directory's row, then the shard's copy.
@@ -35,7 +36,7 @@ pub async fn create(app: &App, patch: &AccountPatch) -> ApiResult<Account> {
     app.start_reads(Start::Primary);
     if let Err(e) = accounts::copy(&*app.db()?, &account).await {
         // No account without its shard's copy: undo the directory's row.
-        let _ = accounts::delete(&dir, account.id, app.now_ms).await;
+        let _ = accounts::delete(&dir, account.id).await;
         return Err(e.into());
     }
     Ok(account)
@@ -79,9 +80,18 @@ pub async fn delete(app: &App, id: i64) -> ApiResult<()> {
     }
     let hashes = tokens::hashes(&dir, id).await?;
     app.place(&place.shard)?;
+    let named = cards::slugs_of(&*app.db()?, id).await?;
     accounts::delete_data(&*app.db()?, id).await?;
-    if !accounts::delete(&dir, id, app.now_ms).await? {
+    if !accounts::delete(&dir, id).await? {
         return Err(ApiError::NotFound);
+    }
+    // Its cards' slugs are retired in their names' objects (regions.md 1 and 6). One that
+    // fails stays in use: never given away, only not freed after its year.
+    for c in &named {
+        let retired = names::ask(&app.env, super::cards::keys(app), Op::Retire, &c.slug, id);
+        if let Err(e) = retired.await {
+            worker::console_error!("account {id}: retiring card {}'s slug failed: {e}", c.id);
+        }
     }
     // Done once no cached record of its tokens remains.
     gate::invalidate_all(&app.env, &hashes).await?;

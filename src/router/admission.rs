@@ -14,11 +14,12 @@ use worker::{Request, Response};
 
 use super::consistency;
 use super::dispatch;
-use super::route::Route;
+use super::route::{Route, Write};
 use crate::auth::{self, Admitted, Hint};
 use crate::db::Start;
 use crate::http::error::ApiResult;
 use crate::http::App;
+use crate::ops;
 
 /// What admission found out.
 pub struct Admission {
@@ -46,6 +47,16 @@ pub async fn admit(
         let gate = auth::admit(app, hash.clone(), limit, write).await;
         (gate, js_sys::Date::now() - started)
     };
+    // A create of a token this isolate knows reserves its slug meanwhile (regions.md 6).
+    if let (Route::Write(Write::CreateCard), Some(hint)) = (route, auth::hint(&hash)) {
+        let hold = ops::cards::hold(app, hint.principal.account_id, req);
+        let ((gate, gate_ms), ()) = join(gate, hold).await;
+        return Admission {
+            gate,
+            gate_ms,
+            early: None,
+        };
+    }
     let early = match route {
         Route::Read(read) => auth::hint(&hash).map(|hint| (read, hint)),
         Route::Write(_) | Route::OpenApi | Route::BadId(_) | Route::Scim(_) => None,

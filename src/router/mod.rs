@@ -182,6 +182,7 @@ async fn api_v1(app: &App, req: Request, segments: &[&str], surface: Surface) ->
     let resp = answer(app, req, segments, surface, &mut told)
         .await
         .unwrap_or_else(|e| surface.error(e));
+    crate::ops::cards::give_back(app).await;
     respond::finish(app, resp, told, started)
 }
 

@@ -303,32 +303,29 @@ pub async fn delete_data(db: &Shard, id: i64) -> Result<()> {
     super::batch(db, delete_data_sql(id)).await.map(|_| ())
 }
 
-/// The account's directory rows, its cards' slugs retired first (printed cards keep them
-/// for 365 days: regions.md 1); the last statement answers whether it existed.
-pub fn delete_sql(id: i64, now: i64) -> Vec<Stmt> {
-    let mut stmts = vec![super::slugs::retire_account_sql(id, now)];
-    stmts.extend(
-        [
-            "DELETE FROM slugs WHERE account_id = ?1",
-            "DELETE FROM tokens WHERE account_id = ?1",
-            "DELETE FROM sessions WHERE account_id = ?1",
-            "DELETE FROM passkeys WHERE account_id = ?1",
-            "DELETE FROM members WHERE account_id = ?1",
-            "DELETE FROM invites WHERE account_id = ?1",
-            "DELETE FROM security_log WHERE account_id = ?1",
-            "DELETE FROM accounts WHERE id = ?1 RETURNING id",
-        ]
-        .into_iter()
-        .map(|sql| Stmt::new(sql, vec![id.into()])),
-    );
-    stmts
+/// The account's directory rows (its cards' slugs are retired in their names' objects:
+/// `ops::accounts::delete`); the last statement answers whether it existed.
+pub fn delete_sql(id: i64) -> Vec<Stmt> {
+    [
+        "DELETE FROM slugs WHERE account_id = ?1",
+        "DELETE FROM tokens WHERE account_id = ?1",
+        "DELETE FROM sessions WHERE account_id = ?1",
+        "DELETE FROM passkeys WHERE account_id = ?1",
+        "DELETE FROM members WHERE account_id = ?1",
+        "DELETE FROM invites WHERE account_id = ?1",
+        "DELETE FROM security_log WHERE account_id = ?1",
+        "DELETE FROM accounts WHERE id = ?1 RETURNING id",
+    ]
+    .into_iter()
+    .map(|sql| Stmt::new(sql, vec![id.into()]))
+    .collect()
 }
 
 /// Deletes the account from the directory; `false` when there was none. Its shard's data
 /// goes first ([`delete_data`]), so a crash in between leaves an account to delete again,
 /// never data without an account.
-pub async fn delete(db: &Directory, id: i64, now: i64) -> Result<bool> {
-    let stmts = delete_sql(id, now);
+pub async fn delete(db: &Directory, id: i64) -> Result<bool> {
+    let stmts = delete_sql(id);
     let last = stmts.len() - 1;
     let results = super::batch(db, stmts).await?;
     Ok(super::row_count(&results, last)? > 0)

@@ -9,7 +9,6 @@ use super::erasure::redact_card_leads_sql;
 use super::events::Source;
 use super::outbox::Outbox;
 use super::row::impl_row;
-use super::slugs::Reserved;
 use super::views::{card_object, joined, lead_object, JsonText};
 use super::{batch, columns_of, rows_of, select, select_first, Columns, Count, SqlValue, Stmt};
 use crate::db::Shard;
@@ -211,20 +210,6 @@ pub fn exists_sql(account_id: i64, id: i64) -> Stmt {
         "SELECT COUNT(*) AS n FROM cards WHERE id = ?1 AND account_id = ?2",
         vec![id.into(), account_id.into()],
     )
-}
-
-/// Which of `ids` (a JSON array of card ids, of any account) the shard holds.
-pub fn present_sql(ids: &str) -> Stmt {
-    Stmt::new(
-        "SELECT id FROM cards WHERE id IN (SELECT value FROM json_each(?1))",
-        vec![ids.into()],
-    )
-}
-
-pub async fn present(db: &Shard, ids: &[i64]) -> Result<Vec<i64>> {
-    let text = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    let rows: Vec<IdRow> = select(db, present_sql(&text)).await?;
-    Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
 struct IdRow {
@@ -431,17 +416,20 @@ pub enum Created {
     LimitReached,
 }
 
-/// One statement that is atomic in D1: it inserts the card under the id and slug the
-/// directory reserved (`store::slugs`) only while the account is under `limit`, so
-/// concurrent creates cannot exceed the limit.
+/// One statement that is atomic in D1: it inserts the card under the slug its name's object
+/// reserved (`durable::names`) only while the account is under `limit`, so concurrent
+/// creates cannot exceed the limit. The id is the account's next (`store::next_id`).
+/// `undefaulted`: nor while the account has a default template (a create that has not
+/// read it, `ops::cards::make`).
 pub fn create_sql(
     account_id: i64,
     input: &CardInput,
-    reserved: &Reserved,
-    title: &str,
+    slug: &str,
     limit: i64,
+    undefaulted: bool,
     now: i64,
 ) -> Stmt {
+    let title = format!("{} {}", input.first_name(), input.last_name());
     let mut cols = vec![
         "account_id",
         "title",
@@ -454,14 +442,13 @@ pub fn create_sql(
     let status = input.fields().status.unwrap_or(Status::Active);
     let mut args: Vec<SqlValue> = vec![
         account_id.into(),
-        title.into(),
+        title.as_str().into(),
         status.as_str().into(),
         now.into(),
         now.into(),
         now.into(),
-        reserved.slug.as_str().into(),
+        slug.into(),
         limit.into(),
-        reserved.card_id.into(),
     ];
     for (col, value) in changes(input.fields()).0 {
         if col != "status" {
@@ -474,16 +461,22 @@ pub fn create_sql(
         cols.push("template_rev");
         args.push(t.rev.into());
     }
-    // ?1..?6 are the fixed columns, ?7 the slug, ?8 the limit, ?9 the id, then the fields.
+    // ?1..?6 are the fixed columns, ?7 the slug, ?8 the limit, then the fields.
     let mut values: Vec<String> = (1..=6).map(|i| format!("?{i}")).collect();
-    values.extend((10..=args.len()).map(|i| format!("?{i}")));
+    values.extend((9..=args.len()).map(|i| format!("?{i}")));
     let sql = format!(
         "INSERT INTO cards (id, slug, {cols}) \
-         SELECT ?9, ?7, {values} \
-         WHERE (SELECT COUNT(*) FROM cards WHERE account_id = ?1) < ?8 \
+         SELECT {id}, ?7, {values} \
+         WHERE (SELECT COUNT(*) FROM cards WHERE account_id = ?1) < ?8 {undefaulted} \
          RETURNING {columns}",
         cols = cols.join(", "),
         values = values.join(", "),
+        id = super::next_id("?1", false),
+        undefaulted = if undefaulted {
+            "AND NOT EXISTS (SELECT 1 FROM templates WHERE account_id = ?1 AND is_default = 1)"
+        } else {
+            ""
+        },
         columns = card_columns(),
     );
     Stmt::new(sql, args)
@@ -494,12 +487,12 @@ pub async fn create(
     db: &Shard,
     account_id: i64,
     input: &CardInput,
-    reserved: &Reserved,
-    title: &str,
+    slug: &str,
     limit: i64,
+    undefaulted: bool,
     now: i64,
 ) -> Result<(Created, Outbox)> {
-    let insert = create_sql(account_id, input, reserved, title, limit, now);
+    let insert = create_sql(account_id, input, slug, limit, undefaulted, now);
     let done = Change::new(account_id, EventType::CardCreated, now)?
         .commit(db, Source::InsertedCard, vec![insert], vec![])
         .await?;
@@ -593,6 +586,43 @@ pub fn delete_sql(account_id: i64, id: i64) -> [Stmt; 2] {
             vec![id.into(), account_id.into()],
         ),
     ]
+}
+
+/// A card's id and slug: the one from the other.
+#[derive(Debug, Clone)]
+pub struct Named {
+    pub id: i64,
+    pub slug: String,
+}
+impl_row!(Named { id, slug });
+
+pub fn named_sql(account_id: i64, id: Option<i64>, slug: Option<&str>) -> Stmt {
+    Stmt::new(
+        "SELECT id, slug FROM cards WHERE account_id = ?1 AND (id = ?2 OR slug = ?3)",
+        vec![account_id.into(), id.into(), slug.into()],
+    )
+}
+
+/// The account's card of that id, or of that slug.
+pub async fn named(
+    db: &Shard,
+    account_id: i64,
+    id: Option<i64>,
+    slug: Option<&str>,
+) -> Result<Option<Named>> {
+    select_first(db, named_sql(account_id, id, slug)).await
+}
+
+pub fn slugs_of_sql(account_id: i64) -> Stmt {
+    Stmt::new(
+        "SELECT id, slug FROM cards WHERE account_id = ?1",
+        vec![account_id.into()],
+    )
+}
+
+/// Every card of the account, named: what an account that goes retires.
+pub async fn slugs_of(db: &Shard, account_id: i64) -> Result<Vec<Named>> {
+    select(db, slugs_of_sql(account_id)).await
 }
 
 /// Deletes the card and its leads and records `card.deleted`, in one transaction; `false`

@@ -120,7 +120,7 @@ fn accounts_of_every_region_pass_the_same_flow_and_keep_their_rows_home() {
     );
     assert_eq!(
         tables[0]["t"],
-        "accounts,challenges,invites,members,moves,passkeys,retired_slugs,security_log,sessions,slugs,tokens"
+        "accounts,challenges,invites,members,moves,passkeys,security_log,sessions,slugs,tokens"
     );
 }
 
@@ -153,12 +153,13 @@ fn an_unknown_region_is_refused_and_a_region_is_not_changed_by_update() {
     assert_eq!(a["data"]["data_region"], "wnam");
 }
 
-/// A crash between the directory's reservation and the shard's insert (the fault switch
-/// `SLUGS_FAULT=after-reserve`) leaves a pending slug; the sweeper releases it, so the
-/// name is free again. A crash between a card's delete and the slug's release is settled
-/// the same way. A card that made it keeps its slug.
+/// A crash at each step (the fault switch `SLUGS_FAULT`): between the name's reservation
+/// and the shard's insert, the slug is free again for the next create of the name (which
+/// finds the card missing); between a card's delete and the slug's retirement, its account
+/// gets it back; between the insert and the routing row, the card's page opens and the
+/// card keeps its slug. So no slug blocks a name and no card is without its page.
 #[test]
-fn a_crash_between_directory_and_shard_leaves_no_slug_blocking_a_name() {
+fn a_crash_at_any_step_leaves_no_slug_blocking_a_name_and_no_card_without_its_page() {
     let s = Server::start(
         "slug-crash",
         &[
@@ -214,6 +215,57 @@ fn a_crash_between_directory_and_shard_leaves_no_slug_blocking_a_name() {
         again["slug"], "crash-test",
         "released after the card went: {again}"
     );
+    // A crash after the card is made, before its slug is live and its routing row written:
+    // its page opens all the same (through the name's object), and the name stays its.
+    let s = s.restart_with(
+        "slug-crash-4",
+        &[
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+            ("SLUGS_FAULT", "after-create"),
+            ("SLUG_SETTLE_MS", "0"),
+        ],
+    );
+    let t = Tenant {
+        server: &s,
+        account,
+        token: token.clone(),
+    };
+    let r = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "Crash", "last_name": "Made"}),
+    );
+    assert_eq!(r.status, 500, "{}", r.body);
+    let s = s.restart_with(
+        "slug-crash-5",
+        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUG_SETTLE_MS", "0")],
+    );
+    let t = Tenant {
+        server: &s,
+        account,
+        token,
+    };
+    let made = t.get("/cards?limit=100").json();
+    assert!(
+        made["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["slug"] == "crash-made"),
+        "the card was made: {made}"
+    );
+    assert_eq!(s.call("GET", "/c/crash-made", None, None).status, 200);
+    let next = t.card(json!({"first_name": "Crash", "last_name": "Made"}));
+    assert_eq!(next["slug"], "crash-made-2", "the made card keeps its slug");
+    assert_eq!(s.call("GET", "/c/crash-made", None, None).status, 200);
+    // The page wrote the missing routing row.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    s.stop();
+    let rows = s.d1_on(
+        "DIRECTORY",
+        &format!("SELECT COUNT(*) AS n FROM slugs WHERE account_id = {account}"),
+    );
+    assert_eq!(rows[0]["n"], 3, "crash-test, crash-made, crash-made-2");
 }
 
 /// The objects of an `eu` account (its analytics aggregator, its cards' lead throttles)
@@ -749,4 +801,305 @@ fn a_misconfigured_shard_is_a_500_that_names_it() {
         assert_eq!(s.call("GET", "/c/any-card", None, None).status, 500);
         s.stop();
     }
+}
+
+/// regions.md 6: creates of one name at the same moment from accounts homed in two regions
+/// get two slugs, every round (one object per name answers them one after the other), and
+/// each card's page opens as soon as its create has answered (its routing row follows the
+/// answer; until then the name's object finds the card).
+#[test]
+fn creates_of_one_name_from_two_regions_at_once_get_two_slugs_and_open_at_once() {
+    let s = Server::start("names-race", &[("ADMIN_TOKEN", ADMIN_TOKEN)]);
+    let west = tenant_in(&s, "wnam");
+    let eu = tenant_in(&s, "eu");
+    for round in 0..20 {
+        let body = json!({"first_name": "Twin", "last_name": format!("Race{round}")});
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| west.send("POST", "/cards", &body));
+            let b = scope.spawn(|| eu.send("POST", "/cards", &body));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!((a.status, b.status), (201, 201), "{} {}", a.body, b.body);
+        let slug =
+            |r: &crate::harness::Resp| r.json()["data"]["slug"].as_str().unwrap().to_string();
+        let mut got = vec![slug(&a), slug(&b)];
+        for slug in &got {
+            let page = s.call("GET", &format!("/c/{slug}"), None, None);
+            assert_eq!(
+                page.status, 200,
+                "round {round}: /c/{slug} right after its create"
+            );
+        }
+        got.sort();
+        let base = format!("twin-race{round}");
+        assert_eq!(got, [base.clone(), format!("{base}-2")], "round {round}");
+    }
+    // A name whose base ends as a suffix does (`Anna Ladder 2`) is one root's with
+    // `Anna Ladder`'s: the slugs never meet.
+    let mut slugs = vec![];
+    for (t, last) in [
+        (&west, "Ladder"),
+        (&eu, "Ladder"),
+        (&west, "Ladder 2"),
+        (&eu, "Ladder 2"),
+    ] {
+        let card = t.card(json!({"first_name": "Anna", "last_name": last}));
+        slugs.push(card["slug"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        slugs,
+        [
+            "anna-ladder",
+            "anna-ladder-2",
+            "anna-ladder-2-2",
+            "anna-ladder-2-3"
+        ]
+    );
+}
+
+/// The bytes of every file of the local state (D1 databases and their logs, Durable
+/// Object storage, KV, queues) that holds `needle`, but `except`'s.
+fn files_holding(s: &Server, needle: &str, except: &[std::path::PathBuf]) -> Vec<String> {
+    let mut found = vec![];
+    let mut dirs = vec![s.state.join("v3")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if except.iter().any(|e| path.starts_with(e)) {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The local D1 file (and its log) of the shard that holds `account`'s row.
+fn shard_file_of(s: &Server, account: i64) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    let dir = s.state.join("v3/d1");
+    let mut dirs = vec![dir];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let name = path.display().to_string();
+            if !name.ends_with(".sqlite") || name.contains("metadata") {
+                continue;
+            }
+            let conn = rusqlite::Connection::open_with_flags(
+                &path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )
+            .unwrap();
+            let holds = conn
+                .query_row(
+                    "SELECT COUNT(*) FROM accounts WHERE id = ?1 AND \
+                     EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'cards')",
+                    [account],
+                    |r| r.get::<_, i64>(0),
+                )
+                .unwrap_or(0);
+            if holds > 0 {
+                out.push(path.clone());
+                out.push(format!("{name}-wal").into());
+                out.push(format!("{name}-shm").into());
+            }
+        }
+    }
+    out
+}
+
+/// regions.md 6: an eu account's slug is at rest in its eu shard and nowhere else: not in
+/// the directory (a keyed hash of it), not in its name's object (a keyed hash of the name
+/// and the suffix), not in KV, another shard or any other object, after another account
+/// took the name first, and the eu card's page was seen and a lead posted to it. A move carries
+/// it out of the EU and back: its page opens after each, the name stays taken, and the
+/// shard it left keeps nothing of it.
+#[test]
+fn an_eu_accounts_slug_is_at_rest_only_in_the_eu_and_moves_carry_it() {
+    let moves = [
+        ("ADMIN_TOKEN", ADMIN_TOKEN),
+        ("MOVE_STEP_MS", "50"),
+        ("MOVE_GRACE_MS", "200"),
+    ];
+    let s = Server::start("names-eu", &moves);
+    let eu = tenant_in(&s, "eu");
+    let west = tenant_in(&s, "wnam");
+    // Another account has the name first: the eu card's slug is the only text that
+    // holds `jurgen-eurostein-2`.
+    let other = west.card(json!({"first_name": "Jürgen", "last_name": "Eurostein"}));
+    assert_eq!(other["slug"], "jurgen-eurostein");
+    let card = eu.card(json!({"first_name": "Jürgen", "last_name": "Eurostein"}));
+    let slug = card["slug"].as_str().unwrap().to_string();
+    assert_eq!(slug, "jurgen-eurostein-2");
+    let page = call(
+        "GET",
+        &format!("{}/c/{slug}", s.base),
+        None,
+        None,
+        &[("User-Agent", BROWSER)],
+    );
+    assert_eq!(page.status, 200);
+    let r = post_lead(&s, &slug, Some("203.0.113.9"), Lead::Json(&visitor(3)), &[]);
+    assert_eq!(r.status, 201, "{}", r.body);
+    let control = west.card(json!({"first_name": "Walter", "last_name": "Weststein"}));
+    assert_eq!(control["slug"], "walter-weststein");
+    // The routing rows are written after the answers: let them land.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (account, token) = (eu.account, eu.token.clone());
+    let west_account = west.account;
+    drop((eu, west));
+    let s = s.restart_with("names-eu-2", &moves);
+    s.stop();
+    let home = shard_file_of(&s, account);
+    assert!(!home.is_empty(), "the eu shard's file");
+    let at_rest = files_holding(&s, &slug, &[]);
+    assert!(!at_rest.is_empty(), "the eu shard holds it");
+    assert!(
+        at_rest
+            .iter()
+            .all(|f| home.iter().any(|h| h.display().to_string() == *f)),
+        "an eu slug outside the eu shard: {at_rest:?} (eu shard: {home:?})"
+    );
+    // The test can fail: the wnam account's slug is found in its own shard.
+    let west_home = shard_file_of(&s, west_account);
+    let seen = files_holding(&s, "walter-weststein", &[]);
+    assert!(
+        !seen.is_empty()
+            && seen
+                .iter()
+                .all(|f| west_home.iter().any(|h| h.display().to_string() == *f)),
+        "{seen:?}"
+    );
+    // Out of the EU and back: the page opens, the name stays taken.
+    let s = s.restart_with("names-eu-3", &moves);
+    let eu = Tenant {
+        server: &s,
+        account,
+        token,
+    };
+    for region in ["weur", "eu"] {
+        let r = s.admin(
+            "POST",
+            &format!("/accounts/{account}/move"),
+            Some(json!({"data_region": region})),
+        );
+        assert_eq!(r.status, 202, "{}", r.body);
+        let id = r.json()["data"]["id"].as_i64().unwrap();
+        let m = wait_move(&s, id, |m| m["status"] != "copying");
+        assert_eq!(m["status"], "done", "{m}");
+        let page = s.call("GET", &format!("/c/{slug}"), None, None);
+        assert_eq!(page.status, 200, "after the move to {region}");
+        let again = eu.card(json!({"first_name": "Jürgen", "last_name": "Eurostein"}));
+        assert_eq!(
+            again["slug"],
+            if region == "weur" {
+                "jurgen-eurostein-3"
+            } else {
+                "jurgen-eurostein-4"
+            },
+            "{again}"
+        );
+    }
+    drop(eu);
+    // The shard it left is emptied after its grace (SQLite keeps freed pages in the file,
+    // so this asks the databases): its cards in the eu shard alone, no clear routing row.
+    std::thread::sleep(std::time::Duration::from_millis(1_000));
+    s.stop();
+    for shard in s.shards() {
+        let rows = s.d1_on(
+            &shard,
+            &format!(
+                "SELECT COUNT(*) AS n FROM cards \
+                 WHERE slug LIKE 'jurgen-eurostein-%' AND account_id = {account}"
+            ),
+        );
+        let want = if shard == "SHARD_EU_1" { 3 } else { 0 };
+        assert_eq!(rows[0]["n"], want, "{shard}");
+    }
+    let rows = s.d1_on(
+        "DIRECTORY",
+        &format!(
+            "SELECT (SELECT COUNT(*) FROM slugs WHERE slug LIKE '%eurostein%') AS clear, \
+                    (SELECT COUNT(*) FROM slugs WHERE account_id = {account} \
+                       AND shard = 'SHARD_EU_1') AS routed"
+        ),
+    );
+    assert_eq!(
+        (rows[0]["clear"].clone(), rows[0]["routed"].clone()),
+        (json!(0), json!(3))
+    );
+}
+
+/// regions.md 6: a create's slug is reserved while the gate is asked; a request that then
+/// makes no card (invalid, answered again from its idempotency key) gives it back, so the
+/// next card of the name gets it. A deleted account's slugs stay retired for other
+/// accounts (regions.md 1).
+#[test]
+fn a_slug_held_for_a_create_that_makes_no_card_is_given_back() {
+    let s = crate::harness::server();
+    let t = s.tenant(&ALL_SCOPES);
+    // A first request: the isolate now knows the token, so creates hold their slug early.
+    assert_eq!(t.get("/cards").status, 200);
+    let bad = t.send(
+        "POST",
+        "/cards",
+        &json!({"first_name": "Held", "last_name": "Back", "email": "not an address"}),
+    );
+    assert_eq!(bad.status, 422, "{}", bad.body);
+    let card = t.card(json!({"first_name": "Held", "last_name": "Back"}));
+    assert_eq!(
+        card["slug"], "held-back",
+        "the invalid create gave its slug back"
+    );
+    let body = json!({"first_name": "Held", "last_name": "Again"}).to_string();
+    let url = format!("{}/api/v1/cards", s.base);
+    let auth = format!("Bearer {}", t.token);
+    let keyed = || {
+        call(
+            "POST",
+            &url,
+            None,
+            Some(&body),
+            &[
+                ("Authorization", &auth),
+                ("Content-Type", "application/json"),
+                ("Idempotency-Key", "held-again-1"),
+            ],
+        )
+    };
+    let first = keyed();
+    assert_eq!(first.status, 201, "{}", first.body);
+    let again = keyed();
+    assert_eq!(again.status, 201, "{}", again.body);
+    assert_eq!(
+        again.json()["data"]["id"],
+        first.json()["data"]["id"],
+        "the kept answer"
+    );
+    let next = t.card(json!({"first_name": "Held", "last_name": "Again"}));
+    assert_eq!(
+        next["slug"], "held-again-2",
+        "the replay's held slug went back: {next}"
+    );
+    // An account that goes: its slugs stay another account's for 365 days.
+    let gone = s.tenant(&ALL_SCOPES);
+    let card = gone.card(json!({"first_name": "Gone", "last_name": "Account"}));
+    assert_eq!(card["slug"], "gone-account");
+    let r = s.admin("DELETE", &format!("/accounts/{}", gone.account), None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(s.call("GET", "/c/gone-account", None, None).status, 404);
+    let other = t.card(json!({"first_name": "Gone", "last_name": "Account"}));
+    assert_eq!(other["slug"], "gone-account-2", "retired, not free");
 }

@@ -94,7 +94,7 @@ pub(super) fn account_goes_with_everything(db: &mut Db, acc: i64) {
     let before: i64 = tables.iter().map(|(t, c)| count(db, t, c)).sum();
     assert!(before > 8, "the account has rows to delete: {before}");
     db.batch("accounts::delete_data_sql", &accounts::delete_data_sql(acc));
-    let results = db.in_dir(|db| db.batch("accounts::delete_sql", &accounts::delete_sql(acc, 1)));
+    let results = db.in_dir(|db| db.batch("accounts::delete_sql", &accounts::delete_sql(acc)));
     assert_eq!(results.last().map(Vec::len), Some(1), "the account existed");
     for (table, col) in tables {
         assert_eq!(
@@ -103,7 +103,7 @@ pub(super) fn account_goes_with_everything(db: &mut Db, acc: i64) {
             "{table} keeps rows of a deleted account"
         );
     }
-    let again = db.in_dir(|db| db.batch("accounts::delete_sql", &accounts::delete_sql(acc, 1)));
+    let again = db.in_dir(|db| db.batch("accounts::delete_sql", &accounts::delete_sql(acc)));
     assert_eq!(
         again.last().map(Vec::len),
         Some(0),

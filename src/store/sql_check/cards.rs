@@ -12,22 +12,21 @@ use crate::js::normalize;
 use crate::store::accounts::AccountRow;
 use crate::store::card_row::CardRow;
 use crate::store::cards::{self, CardFilter};
-use crate::store::slugs::Reserved;
 use crate::store::views::{card_args, JsonText};
 use crate::store::Count;
 
 /// Creates the account's cards (the limit of 2 reached); the first.
-pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> Card {
+pub(super) fn created(db: &mut Db, acc: i64, now: i64) -> Card {
     // Cards: create (every field), the slug suffix, the limit, update, reads.
     let mut input = CardInput::parse(&obj(full_card())).expect("valid card");
     input.apply_plan(ALL);
-    let create =
-        |r: &Reserved, limit| cards::create_sql(acc, &input, r, "Ada Lovelace", limit, now);
-    let rows = db.exec("cards::create_sql", &create(reserved, 2));
+    let create = |slug: &str, limit| cards::create_sql(acc, &input, slug, limit, false, now);
+    let rows = db.exec("cards::create_sql", &create("ada-lovelace-2", 2));
     let card = one::<CardRow>("cards::create_sql", rows).decode();
+    // The account's first id of its own range (store::next_id): unique across shards.
     assert_eq!(
         (card.id, card.slug.as_str()),
-        (reserved.card_id, reserved.slug.as_str())
+        (acc * crate::domain::ids::ACCOUNT_SPAN + 1, "ada-lovelace-2")
     );
     assert_eq!(card.language, "de");
     assert!(!card.show_branding);
@@ -35,18 +34,30 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
         serde_json::from_str::<Value>(card.social_links.get()).expect("json"),
         json!([{"platform": "github", "url": "ada", "label": "Code"}])
     );
-    let rows = db.exec(
-        "cards::create_sql",
-        &create(&slot(900, "ada-lovelace-9"), 2),
-    );
+    // No template yet: a create that has not read the default one is not refused.
+    let undefaulted = cards::create_sql(acc, &input, "ada-lovelace-9", 2, true, now);
+    let rows = db.exec("cards::create_sql", &undefaulted);
+    let second = one::<CardRow>("cards::create_sql", rows);
     assert_eq!(
-        one::<CardRow>("cards::create_sql", rows).slug,
-        "ada-lovelace-9"
+        (second.slug.as_str(), second.id),
+        ("ada-lovelace-9", card.id + 1),
+        "the next id of the account's range"
     );
+    // Both directions of a card's name: by id, by slug.
+    for (id, slug) in [(Some(card.id), None), (None, Some("ada-lovelace-2"))] {
+        let rows = db.exec("cards::named_sql", &cards::named_sql(acc, id, slug));
+        let named: cards::Named = one("cards::named_sql", rows);
+        assert_eq!((named.id, named.slug.as_str()), (card.id, "ada-lovelace-2"));
+    }
     let rows = db.exec(
-        "cards::create_sql",
-        &create(&slot(901, "ada-lovelace-10"), 2),
+        "cards::named_sql",
+        &cards::named_sql(acc + 1, Some(card.id), None),
     );
+    assert!(rows.is_empty(), "another account's card is not named");
+    let rows = db.exec("cards::slugs_of_sql", &cards::slugs_of_sql(acc));
+    let all: Vec<cards::Named> = decode("cards::slugs_of_sql", rows);
+    assert_eq!(all.len(), 2, "every card of the account");
+    let rows = db.exec("cards::create_sql", &create("ada-lovelace-10", 2));
     assert!(rows.is_empty(), "the limit of 2 holds");
 
     let mut patch = CardPatch::parse(&obj(full_card())).expect("valid patch");
@@ -136,9 +147,6 @@ pub(super) fn created(db: &mut Db, acc: i64, reserved: &Reserved, now: i64) -> C
     assert!(none[1].is_empty(), "another account's cards are not read");
     let rows = db.exec("cards::exists_sql", &cards::exists_sql(acc, card.id));
     assert_eq!(one::<Count>("cards::exists_sql", rows).n, 1);
-    let present = &cards::present_sql(&format!("[{}, 999999]", card.id));
-    let found = db.exec("cards::present_sql", present);
-    assert_eq!(super::ids("cards::present_sql", found), vec![card.id]);
     let [card_rows, account_rows, layout] = <[Vec<Value>; 3]>::try_from(
         db.batch("cards::for_page_sql", &cards::for_page_sql(card.id, acc)),
     )
@@ -232,7 +240,7 @@ fn external_ids(db: &mut Db, acc: i64, card_id: i64, now: i64) {
         "offset 1 of 2"
     );
     // The other card of the account (made by `created`) cannot take either value.
-    let other = 900;
+    let other = acc * crate::domain::ids::ACCOUNT_SPAN + 2;
     let taken = db.refused(
         "cards::update_sql",
         &cards::update_sql(

@@ -21,14 +21,7 @@ pub(super) fn erasure_reaches_every_copy(db: &mut Db, acc: i64, now: i64) {
         .expect("valid card");
     let rows = db.exec(
         "cards::create_sql",
-        &cards::create_sql(
-            acc,
-            &card_input,
-            &slot(700, "erasure"),
-            "Era Sure",
-            1000,
-            now,
-        ),
+        &cards::create_sql(acc, &card_input, &slot(700, "erasure"), 1000, false, now),
     );
     let card = one::<CardRow>("cards::create_sql", rows);
     let mut post = |email: &str, at: i64, n: usize| -> i64 {

@@ -23,7 +23,7 @@ pub(super) fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
     let append =
         |kind, source| events::append_sql(acc, &format!("evt_{kind:?}{now}"), kind, now, source);
     // A create that the card limit stops records nothing.
-    let limited = cards::create_sql(acc, &input, &slot(800, "feed"), "Feed", 0, now);
+    let limited = cards::create_sql(acc, &input, &slot(800, "feed"), 0, false, now);
     let [a, b] = append(EventType::CardCreated, Source::InsertedCard);
     let results = db.batch("events::append_sql", &[limited, a, b]);
     assert!(results[0].is_empty());
@@ -31,7 +31,7 @@ pub(super) fn feed_and_idempotency(db: &mut Db, acc: i64, now: i64) {
         feed(db, acc).is_empty(),
         "no card, no event, no sequence used"
     );
-    let create = cards::create_sql(acc, &input, &slot(801, "feed"), "Feed", 100, now);
+    let create = cards::create_sql(acc, &input, &slot(801, "feed"), 100, false, now);
     let [a, b] = events::append_sql(
         acc,
         "evt_1",

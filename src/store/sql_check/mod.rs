@@ -202,12 +202,9 @@ fn one<T: Row>(name: &str, rows: Vec<Value>) -> T {
     all.remove(0)
 }
 
-/// A reservation as the directory would give it (`store::slugs`).
-fn slot(card_id: i64, slug: &str) -> crate::store::slugs::Reserved {
-    crate::store::slugs::Reserved {
-        card_id,
-        slug: slug.to_string(),
-    }
+/// A slug as its name's object would give it (`durable::names`); the id is the shard's.
+fn slot(_was_id: i64, slug: &str) -> String {
+    slug.to_string()
 }
 
 fn obj(v: Value) -> Map<String, Value> {
@@ -271,8 +268,7 @@ fn scenario(db: &mut Db) {
     let now = 1_760_000_000_000;
     let acc = accounts::created(db, now);
     let token = tokens::created(db, acc, now);
-    let reserved = slugs::reserved(db, acc, now);
-    let card = cards::created(db, acc, &reserved, now);
+    let card = cards::created(db, acc, now);
     leads::on_card(db, acc, &card, now);
     cards::deleted(db, acc, card.id);
     tokens::revoked(db, token, now);
@@ -285,7 +281,7 @@ fn scenario(db: &mut Db) {
     erasure::erasure_reaches_every_copy(db, acc, now);
     security::entries_of_both_logs(db, acc, now);
     members::members_and_sessions(db, acc, now);
-    slugs::settled_and_released(db, acc, &reserved, now);
+    slugs::routed_and_settled(db, acc, &card, now);
     moves::account_moves_and_back(db, acc, now);
     accounts::account_goes_with_everything(db, acc);
 }

@@ -59,6 +59,16 @@ pub(super) fn templates_and_their_events(db: &mut Db, acc: i64, now: i64) {
     assert!(second > first);
     let t = json_of(db, acc, first);
     assert_eq!(t["default"], false, "the second default clears the first");
+    // A create that has not read the default template is refused while there is one.
+    let plain = crate::domain::card::CardInput::parse(&obj(
+        json!({"first_name": "No", "last_name": "Default"}),
+    ))
+    .expect("valid");
+    let refused = crate::store::cards::create_sql(acc, &plain, "no-default", 100, true, now);
+    assert!(
+        db.exec("cards::create_sql", &refused).is_empty(),
+        "refused while the account has a default template"
+    );
     assert_eq!(t["values"]["address"], "Main St 1");
     assert_eq!(t["locked"], json!(["address"]));
     assert_eq!(
@@ -184,7 +194,7 @@ pub(super) fn cards_in_line(db: &mut Db, acc: i64, now: i64) {
     card.apply_plan(ALL);
     let rows = db.exec(
         "cards::create_sql",
-        &cards::create_sql(acc, &card, &slot(7700, "in-line"), "A B", 100, now),
+        &cards::create_sql(acc, &card, &slot(7700, "in-line"), 100, false, now),
     );
     let c = one::<CardRow>("cards::create_sql", rows).decode();
     assert_eq!(c.address.as_deref(), Some("Main St 1"));
@@ -199,7 +209,7 @@ pub(super) fn cards_in_line(db: &mut Db, acc: i64, now: i64) {
     .expect("valid");
     let rows = db.exec(
         "cards::create_sql",
-        &cards::create_sql(acc, &plain, &slot(7701, "joins"), "C D", 100, now),
+        &cards::create_sql(acc, &plain, &slot(7701, "joins"), 100, false, now),
     );
     let joined = one::<CardRow>("cards::create_sql", rows).decode();
     let mut patch =

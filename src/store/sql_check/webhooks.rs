@@ -111,7 +111,7 @@ pub(super) fn webhooks_and_outbox(db: &mut Db, acc: i64, now: i64) {
     let results = db.batch(
         "outbox::fanout_sql",
         &[
-            cards::create_sql(acc, &card_input, &slot(600, "outbox"), "Out Box", 100, now),
+            cards::create_sql(acc, &card_input, &slot(600, "outbox"), 100, false, now),
             a,
             b,
             outbox::fanout_sql(acc, "evt_w1", EventType::CardCreated, now),
