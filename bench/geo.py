@@ -38,11 +38,58 @@ EU_INSTANCES), from clients in every region:
           answer and is not counted.
 It prints a getCard, a createCard and a patchCard table (rows: home region, plus the
 "before" row, which is the same for every home; columns: the client's region), the createCard
-of an eu account with the directory's primary elsewhere, and at the end the eu account's
-numbers from Frankfurt (WEUR) and Tokyo (APAC) that issue 31's closing note asks for.
+of an eu account with the directory's primary elsewhere, and the eu account's numbers from
+Frankfurt (WEUR) and Tokyo (APAC) that issue 31's closing note asks for. Part 2 models the
+code as issue 31 left it: since teams (issue 43) createCard and patchCard also read the
+card's template from the shard before writing (src/ops/cards.rs `templated`), which part 2
+leaves out and part 3 counts where it says so.
+
+Part 3, creates at home (issue 45, regions.md 6), as built:
+  old     part 2's createCard: gate, the slug reserved at the DIRECTORY's primary, then one
+          batch at the shard's primary. These are the figures issue 45 quotes.
+  new     the Names Durable Object of the card's name reserves the slug while the gate is
+          asked (a token this isolate has seen: its hint names the account, as for the
+          early read of extensions.md 6; a slug held for a request the gate refuses, or
+          that makes no card, is released), then one batch at the shard's primary inserts
+          the card (its id is the account's next, made there). An account without a default
+          template reads none: the insert is refused while it has one, and only then is
+          the template read and the insert made again. After the answer, not counted: the
+          Names object marks the slug live, and the routing row (keyed hash of the slug ->
+          account, shard, card id) goes to the directory. A Names object call is what the
+          gate is: a round trip to where the object is, its CPU (DO_CPU_MS, the token
+          object's) and the confirmation of its storage write (the reservation is durable
+          before it answers).
+  Variants: the token's first request in an isolate (no hint: gate, then the Names call);
+  an account with a default template (+ the refused batch and the template read); the
+  external-id upsert that creates and SCIM's create (gate, their own read first, one
+  statement at the shard's primary, SHARD_STATEMENT, then the Names call: no hold).
+  Where the Names object of a name is (an object stays where it was created, near the
+  place that first asked for it; Cloudflare, "Durable Objects data location"):
+    at home       the common case: the name was first asked for in the account's home
+                  region; one intra-region round trip.
+    elsewhere     another continent asked for the name first (CONTINENT): one round trip
+                  from the client to that region; the median and the worst of those regions.
+    first use     a name nobody ever asked for: the object is created near the caller, but
+                  idFromName's first use makes the runtime check that no other location
+                  created it at the same moment ("this round-the-world check can take up to
+                  a few hundred milliseconds", Cloudflare, Durable Object Namespace,
+                  newUniqueId). Modelled as one round trip from the caller to the farthest
+                  region (first_use_check); an upper figure, not measured.
+  Card page right after a create (GET /c/{slug}, no slug cached in the isolate): the
+  directory's routing row (App::directory reads at the directory's primary), then, if the
+  routing row is not written yet, the Names object of the name (a read: no storage write
+  to confirm; at home), then the card from the nearest instance of the account's shard,
+  then the view handed to the account's analytics object (the page waits for it since
+  issue 46; assumed in the home region, eu: the EU jurisdiction, WEUR), which confirms its
+  write. Worker CPU: "public page" of the same bench run (PAGE_CPU_MS).
+It prints, per home region, old and new createCard from the home region and whether it
+meets TARGET_MS; the variants above from the home region; the new createCard by client
+region beside the old; and the card page with and without the routing row.
 
 Run: python3 bench/geo.py  (standard library only; prints Markdown tables).
 """
+
+import statistics
 
 # --- Inputs -------------------------------------------------------------------------------
 
@@ -126,6 +173,19 @@ DIRECTORY_PRIMARY = "WNAM"
 # The closing note of issue 31: an eu account, from Frankfurt and from Tokyo.
 FRANKFURT, TOKYO = "WEUR", "APAC"
 
+# Part 3 (issue 45). The target: createCard at most 60 ms modelled p50 from the home region.
+TARGET_MS = 60.0
+# "Another continent" for a Names object that someone else created first.
+CONTINENT = {"ENAM": "America", "WNAM": "America", "WEUR": "Europe", "EEUR": "Europe",
+             "APAC": "Asia", "OC": "Oceania"}
+# Worker CPU of a card page: "public page" CPU ms/req of the same bench run as WORKER_CPU_MS.
+PAGE_CPU_MS = 3.09
+# One statement at the shard's primary that writes nothing to confirm (the template read;
+# the upsert's read of its external id; SCIM's read of userName keys still to fill, which
+# finds none once the account's names are keyed): a round trip to the primary and
+# D1_EXEC_MS.
+SHARD_STATEMENT = "template read, external-id read, userName-key read"
+
 # --- Model --------------------------------------------------------------------------------
 
 
@@ -186,6 +246,165 @@ def after(home, client, endpoint, directory=None, eu_global=None):
     return ms
 
 
+# --- Part 3: creates at home (issue 45) ----------------------------------------------------
+
+
+def names_call(client, at):
+    """A reservation in the Names object at `at`: round trip, CPU, durable write."""
+    return rtt(client, at) + DO_CPU_MS + WRITE_CONFIRM_MS
+
+
+def first_use_check(client):
+    """idFromName's first use of a name: modelled as one round trip to the farthest region."""
+    return max(rtt(client, r) for r in REGIONS)
+
+
+def statement(client, home):
+    """One statement at the shard's primary with nothing to confirm (SHARD_STATEMENT)."""
+    return rtt(client, HOMES[home]) + D1_EXEC_MS
+
+
+def old_create(home, client):
+    """Part 2's createCard (issue 31): gate, directory primary, shard primary."""
+    return after(home, client, "createCard")
+
+
+def new_create(home, client, names_at=None, first_use=False, path="built"):
+    """Issue 45's createCard as built. `names_at`: where the name's object is (default:
+    home). `path`:
+      "built"     a token this isolate has seen (the common case: an integration's second
+                  request on): the Names call starts alongside the gate (router::admission,
+                  ops::cards::hold), then one batch; an account without a default template
+                  reads none (the batch's insert refuses while there is one).
+      "cold"      the token's first request in this isolate: gate, then the Names call.
+      "template"  "built" for an account with a default template: the first batch is
+                  refused, the template read, the batch made again.
+      "read"      the external-id upsert that creates, and SCIM's create: gate, their read
+                  (SHARD_STATEMENT), the Names call, the batch."""
+    primary = HOMES[home]
+    reserve = names_call(client, names_at or primary)
+    if first_use:
+        reserve += first_use_check(client)
+    batch = d1(client, "createCard", primary)
+    front = {
+        "built": max(gate(), reserve),
+        "cold": gate() + reserve,
+        "template": max(gate(), reserve) + batch + statement(client, home),
+        "read": gate() + statement(client, home) + reserve,
+    }[path]
+    return base("createCard") + front + batch
+
+
+def elsewhere(home, client, **kw):
+    """new_create with the name's object on another continent than the home's: (median,
+    worst, worst's region) over those regions."""
+    far = [r for r in REGIONS if CONTINENT[r] != CONTINENT[HOMES[home]]]
+    ms = sorted((new_create(home, client, names_at=r, **kw), r) for r in far)
+    return statistics.median(m for m, _ in ms), ms[-1][0], ms[-1][1]
+
+
+def page(home, client, routed=True, directory="primary"):
+    """GET /c/{slug} with no slug cached in the isolate. `routed`: the routing row is
+    written; else the Names object (at home) names the account. `directory`: "primary"
+    (App::directory) or "replica" (the nearest)."""
+    primary = HOMES[home]
+    at = DIRECTORY_PRIMARY if directory == "primary" else client
+    ms = CLIENT_EDGE_RTT_MS + PAGE_CPU_MS + rtt(client, at) + D1_EXEC_MS
+    if not routed:
+        ms += rtt(client, primary) + DO_CPU_MS
+    ms += min(rtt(client, i) + D1_EXEC_MS for i in instances(home))
+    return ms + rtt(client, primary) + DO_CPU_MS + WRITE_CONFIRM_MS
+
+
+def verdict(ms):
+    if ms <= TARGET_MS:
+        return f"meets {TARGET_MS:.0f} ms"
+    return f"misses {TARGET_MS:.0f} ms by {ms - TARGET_MS:.0f} ms"
+
+
+def part3():
+    print("## 3. Creates at home (issue 45): createCard with a Names object\n")
+    print(f"Names object call at home {names_call('WNAM', 'WNAM'):.1f} ms (as the gate); "
+          f"one shard statement at home {statement('WNAM', 'WNAM'):.1f} ms; the batch at "
+          f"home {d1('WNAM', 'createCard', 'WNAM'):.1f} ms; target {TARGET_MS:.0f} ms.\n")
+    print("**From the home region**: old (gate, directory, shard: the figures issue 45 "
+          "quotes); new as built (the Names call alongside the gate, then the batch) with "
+          "the name's object at home; the token's first request in an isolate (gate, then "
+          "Names); the name's object on another continent; a name never asked for before. "
+          "ms:\n")
+    print(f"| home | old | new | <= {TARGET_MS:.0f} | token's first request in the isolate | "
+          "Names object on another continent: median | worst | first use of the name (up "
+          "to) |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|")
+    yes = lambda ms: "yes" if ms <= TARGET_MS else "no"
+    for home in HOMES:
+        c = HOMES[home]
+        o, n = old_create(home, c), new_create(home, c)
+        cold = new_create(home, c, path="cold")
+        med, worst, where = elsewhere(home, c)
+        first = new_create(home, c, first_use=True)
+        print(f"| {home.lower()} | {o:.0f} | {n:.0f} | {yes(n)} | {cold:.0f} | {med:.0f} | "
+              f"{worst:.0f} ({where}) | {first:.0f} |")
+    print()
+    for home in HOMES:
+        c = HOMES[home]
+        o, n = old_create(home, c), new_create(home, c)
+        article = "an" if home[0] in "AEIOU" else "a"
+        print(f"- createCard of {article} {home.lower()} account from {c}: old {o:.0f} ms, new "
+              f"{n:.0f} ms: {verdict(n)}.")
+    print()
+    print("**By path, from the home region** (ms; a weur home; the 'at home' column is the "
+          "same for every home, each step being local):\n")
+    print("| path | at home | another continent: median | worst | first use of the name "
+          "(up to) |")
+    print("|---|---:|---:|---:|---:|")
+    rows = [
+        ("createCard as built: Names alongside the gate, then the batch", "built"),
+        ("createCard, the token's first request in the isolate: gate, Names, batch", "cold"),
+        ("createCard for an account with a default template: + a refused batch and the "
+         "template read", "template"),
+        ("upsert that creates, SCIM create: gate, their read, Names, batch", "read"),
+    ]
+    home = "WEUR"
+    for label, path in rows:
+        at = new_create(home, home, path=path)
+        med, worst, where = elsewhere(home, home, path=path)
+        first = new_create(home, home, first_use=True, path=path)
+        print(f"| {label} | {at:.0f} | {med:.0f} | {worst:.0f} ({where}) | {first:.0f} |")
+    print()
+
+    head = " | ".join(REGIONS)
+    print("**createCard by the client's region**, old and new (as built, the name's object "
+          "in the home region), ms:\n")
+    print(f"| account homed in | {head} |")
+    print("|---|" + "---:|" * len(REGIONS))
+    cells = " | ".join(f"{before(c, 'createCard'):.0f}" for c in REGIONS)
+    print(f"| before (one database, primary {PRIMARY}; any home) | {cells} |")
+    for home in HOMES:
+        for label, f in (("old", old_create), ("new", new_create)):
+            cells = " | ".join(f"{f(home, c):.0f}" for c in REGIONS)
+            print(f"| {label}: {home.lower()} | {cells} |")
+    print()
+
+    print("**Card page** (GET /c/{slug}, the slug not cached in the isolate), ms by the "
+          "visitor's region; the routing row read at the directory's primary "
+          f"({DIRECTORY_PRIMARY}), as App::directory does:\n")
+    print(f"| account homed in | {head} |")
+    print("|---|" + "---:|" * len(REGIONS))
+    for home in HOMES:
+        for label, routed in (("routing row written", True), ("right after create", False)):
+            cells = " | ".join(f"{page(home, c, routed):.0f}" for c in REGIONS)
+            print(f"| {home.lower()}: {label} | {cells} |")
+    saved = [page("WEUR", c) - page("WEUR", c, directory="replica") for c in REGIONS]
+    extra = page("WEUR", "WEUR", False) - page("WEUR", "WEUR")
+    print(f"\nRight after a create the page makes one more call, to the name's Names object "
+          f"({extra:.1f} ms from the home region, a round trip to the home from elsewhere). "
+          "Reading the routing row at the nearest directory replica instead (a replica that "
+          "has not seen a new row only sends the page to the Names object) would take, by "
+          "the visitor's region, "
+          + ", ".join(f"{r} {v:.0f}" for r, v in zip(REGIONS, saved)) + " ms off every row.")
+
+
 def matrix(endpoint):
     head = " | ".join(REGIONS)
     print(f"**{endpoint}**, ms by the client's region:\n")
@@ -240,6 +459,10 @@ def main():
     print(f"With the opposite assumption (replicas of the eu shard {opposite}), getCard of "
           f"the eu account from Tokyo would be {other:.0f} ms; nothing else in this table "
           "changes.")
+    print("\nSince teams (issue 43) createCard and patchCard also read the template at the "
+          f"shard's primary before writing: +{statement('WNAM', 'WNAM'):.1f} ms from the "
+          "home region, left out of part 2 (as issue 31 modelled it); part 3 counts it.\n")
+    part3()
 
 
 if __name__ == "__main__":
