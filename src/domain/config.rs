@@ -27,8 +27,9 @@ pub enum SlugsFault {
     AfterDelete,
 }
 
-/// How long a slug may stay pending before the sweeper settles it (`SLUG_SETTLE_MS`, tests
-/// only): longer than any request runs.
+/// How long a slug's entry may stay pending or deleting before a create that meets it asks
+/// the shard whether its card is there (`SLUG_SETTLE_MS`, tests only): longer than any
+/// request runs.
 pub const DEFAULT_SLUG_SETTLE_MS: i64 = 5 * 60 * 1000;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
