@@ -14,9 +14,9 @@ made here (target/peer-checkout, with links to build/, node_modules/ and package
 - `wrangler.toml`: the project's top-level configuration with `DB`, `DIRECTORY` and one
   shard `SHARD_WNAM_1` bound to that one local database (same id, so one SQLite file).
 
-Our worker still makes every call of the sharded design (createCard reserves its slug through
-the DIRECTORY binding, then writes the shard): only the two databases are one file, so
-the comparison counts every D1 call it makes. Run: python3 bench/peer_checkout.py
+Our worker still makes every call of the sharded design (createCard reserves its slug in the
+name's Names object, writes the shard, then the routing row through the DIRECTORY binding):
+only the two databases are one file, so the comparison counts every D1 call it makes. Run: python3 bench/peer_checkout.py
 (prints the checkout's path); `make bench` does it before running the yardstick.
 """
 
@@ -62,8 +62,10 @@ ALTER TABLE accounts ADD COLUMN data_region TEXT NOT NULL DEFAULT 'wnam';
 ALTER TABLE accounts ADD COLUMN shard TEXT NOT NULL DEFAULT '{SHARD}';
 ALTER TABLE accounts ADD COLUMN moving INTEGER;
 {directory_tables()}
--- A card seeded straight into the table gets the slug row createCard would have made.
-CREATE TRIGGER bench_card_slug AFTER INSERT ON cards
+-- A card seeded straight into the table gets a routing row, as createCard writes one after
+-- its answer. Only seeded cards: those the worker makes (ids from 2^31 on, regions.md 6)
+-- get their own, under a keyed hash of the slug.
+CREATE TRIGGER bench_card_slug AFTER INSERT ON cards WHEN NEW.id < 2147483648
 BEGIN INSERT OR IGNORE INTO slugs (card_id, slug, account_id, shard, state, reserved_at)
   VALUES (NEW.id, NEW.slug, NEW.account_id, '{SHARD}', 'live', NEW.created_at); END;
 """
