@@ -28,8 +28,9 @@ class Pair:
             b_dir = tempfile.mkdtemp(prefix=f"{prefix}-peer-")
             self.made.append(b_dir)
             with open(os.path.join(b_dir, "wrangler.toml"), "w") as f:
-                f.write(B.PEER_TOML.format(main=os.path.join(B.PEER, "worker.js"),
-                                           migrations=os.path.join(ROOT, "migrations")))
+                # The peer's config for A's checkout: with a `migrations-bench/` (the one-
+                # database checkout bench/peer_checkout.py makes) it does the same write work.
+                f.write(B.peer_config(a_dir, os.path.join(B.PEER, "worker.js")))
         self.tmp = tempfile.mkdtemp(prefix=f"{prefix}-")
         self.made.append(self.tmp)
         self.workers = []

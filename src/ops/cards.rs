@@ -299,11 +299,31 @@ pub async fn change(
     unchanged: Option<i64>,
     kept: &[&str],
 ) -> ApiResult<Option<Card>> {
-    templated(app, p, &mut patch, Some(id), kept).await?;
-    patch.apply_plan(p.features);
+    // A patch that names no template reads none: its update lands only on a card that
+    // uses no template (`store::cards::update_sql`). Refused, the card's template is read
+    // and the patch written again with it; a card that has none was not there (or changed,
+    // with `unchanged`). An untemplated card pays no round trip for templates.
+    let mut read = !matches!(patch.template_id, Field::Absent);
+    if read {
+        templated(app, p, &mut patch, Some(id), kept).await?;
+    }
     let db = app.db()?;
-    let (card, sent) = cards::update(&db, p.account_id, id, &patch, unchanged, app.now_ms).await?;
-    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    let card = loop {
+        let mut write = patch.clone();
+        write.apply_plan(p.features);
+        let (card, sent) =
+            cards::update(&db, p.account_id, id, &write, unchanged, app.now_ms).await?;
+        outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+        if card.is_none() && !read {
+            read = true;
+            templated(app, p, &mut patch, Some(id), kept).await?;
+            if patch.template.is_some() {
+                continue;
+            }
+        }
+        patch = write;
+        break card;
+    };
     if card.is_some() {
         behind(app, p, patch.template.as_ref().map(|t| (t.id, t.rev))).await?;
     }

@@ -2,6 +2,8 @@
 
 use worker::Result;
 
+use crate::domain::input::Field;
+
 use super::accounts::AccountRow;
 use super::card_row::{card_columns, CardRow};
 use super::change::Change;
@@ -548,8 +550,18 @@ pub fn update_sql(
         Some(_) => "updated_at = ?4",
         None => "?4 IS NULL",
     };
+    // A patch that keeps the card's template but applies none lands only on a card that
+    // uses none (`templates::for_write_sql` finds the same template): a locked field is
+    // never written past its template, whether the template was not read or came after.
+    let untemplated = if patch.template.is_none() && matches!(patch.template_id, Field::Absent) {
+        " AND NOT EXISTS (SELECT 1 FROM templates t \
+         WHERE t.account_id = ?2 AND 'tpl_' || t.id = cards.template_id)"
+    } else {
+        ""
+    };
     let sql = format!(
-        "UPDATE cards SET {} WHERE id = ?1 AND account_id = ?2 AND {guard} RETURNING {}",
+        "UPDATE cards SET {} WHERE id = ?1 AND account_id = ?2 AND {guard}{untemplated} \
+         RETURNING {}",
         sets.join(", "),
         card_columns()
     );

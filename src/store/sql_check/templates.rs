@@ -225,6 +225,17 @@ pub(super) fn cards_in_line(db: &mut Db, acc: i64, now: i64) {
         (Some("Acme"), Some("Own"))
     );
     assert_eq!(j.address.as_deref(), Some("Main St 1"));
+    // A patch that applies no template lands only on a card that uses none: a write that
+    // has not read the card's template (`ops::cards::change`) is refused, then reads it.
+    let bare = CardPatch::parse(&obj(json!({"address": "Elsewhere 9"}))).expect("valid");
+    let refused = db.exec(
+        "cards::update_sql",
+        &cards::update_sql(acc, joined.id, &bare, None, now),
+    );
+    assert!(
+        refused.is_empty(),
+        "a templated card took a bare patch: {refused:?}"
+    );
     // The template changes its locked address: both cards are behind, brought in line
     // once (a second step finds none), each with its card.updated event.
     let change = input(
