@@ -17,6 +17,9 @@ JIT frames get names (JavaScript `file:line:col`, wasm function names) when V8 w
 /tmp/perf-PID.map: workerd takes V8 flags only from its config, which wrangler does not
 expose, so this needs `--perf-basic-prof` put into miniflare's config for the measurement
 (bench/README.md, session 8, says how). perf must be installed (Debian: linux-perf).
+PERF_TOP=N also prints the N costliest leaf frames by name; PERF_KIND=wasm (or any kind
+above) keeps only those of one kind: a wasm frame's number is its function's index, which
+`make wasm-name N=...` names.
 """
 import collections
 import os
@@ -60,7 +63,8 @@ def report(data, requests, markers):
     script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"],
                             capture_output=True, text=True).stdout
     us = lambda n: n / HZ / requests * 1e6
-    kinds, marked, total = collections.Counter(), collections.Counter(), 0
+    kinds, marked, leaves, total = (collections.Counter(), collections.Counter(),
+                                    collections.Counter(), 0)
     for sample in script.split("\n\n"):
         frames = [l.strip() for l in sample.strip().split("\n") if l.strip()]
         if not frames:
@@ -68,6 +72,8 @@ def report(data, requests, markers):
         total += 1
         ip, _, leaf = frames[0].partition(" ")
         kinds["kernel" if ip.startswith("ffffffff") else kind(leaf.strip())] += 1
+        if kind(leaf.strip()) == os.environ.get("PERF_KIND", kind(leaf.strip())):
+            leaves[leaf.strip()] += 1
         text = "\n".join(frames)
         for m in markers:
             if m in text:
@@ -77,6 +83,11 @@ def report(data, requests, markers):
         print(f"  {k:20s} {us(n):7.1f}")
     for m in markers:
         print(f"  incl. {m:32s} {us(marked[m]):7.1f}")
+    if os.environ.get("PERF_TOP"):
+        # The leaf frames that cost most, by name (wasm and JavaScript named only with a
+        # perf map, above), of one kind with PERF_KIND (e.g. `wasm`).
+        for sym, n in leaves.most_common(int(os.environ["PERF_TOP"])):
+            print(f"    {us(n):7.1f}  {sym[:110]}")
 
 
 def main():
