@@ -159,7 +159,8 @@ impl App {
     }
 
     /// The request's session on the directory, at its primary (what it holds changes
-    /// rarely and is read once per token or slug; a replica could miss a new slug).
+    /// rarely and is read once per token; a replica could miss a new token). A card page
+    /// reads its routing row near first ([`App::directory_near`]).
     pub fn directory(&self) -> ApiResult<Rc<Directory>> {
         self.topology()?;
         if let Some(db) = self.directory.borrow().as_ref() {
@@ -168,6 +169,15 @@ impl App {
         let db = Rc::new(Directory::primary(&self.env)?);
         *self.directory.borrow_mut() = Some(db.clone());
         Ok(db)
+    }
+
+    /// A session on the directory at its nearest replica, for a card page's routing row
+    /// (read most, and from everywhere): a replica that has not seen a new row sends the
+    /// page to the name's object, and a row that led to no card (a replica behind a move
+    /// or a delete) is read again at the primary (`public::live_card`).
+    pub fn directory_near(&self) -> ApiResult<Directory> {
+        self.topology()?;
+        Ok(Directory::open(&self.env, &Start::Anywhere)?)
     }
 
     /// Where the session's reads start. Opened already, the session is dropped and the

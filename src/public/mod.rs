@@ -129,7 +129,7 @@ fn forget_slug(slug: &str) -> bool {
 }
 
 /// The card behind a slug and its account, from the account's shard; the directory says
-/// which shard (remembered per isolate when `cached`).
+/// which shard (remembered per isolate, and read at the nearest replica, when `cached`).
 async fn find_card(app: &App, slug: &str, cached: bool) -> ApiResult<Option<(Card, Account)>> {
     let known = if cached {
         SLUGS.with(|m| m.borrow().get(slug).cloned())
@@ -140,7 +140,13 @@ async fn find_card(app: &App, slug: &str, cached: bool) -> ApiResult<Option<(Car
         Some(found) => found,
         None => {
             let key = slugs::route_key(&app.config.token_pepper, slug);
-            let found = match slugs::find(&*app.directory()?, slug, &key).await? {
+            // First at the nearest replica; a row that led to no card at the primary.
+            let row = if cached {
+                slugs::find(&app.directory_near()?, slug, &key).await?
+            } else {
+                slugs::find(&*app.directory()?, slug, &key).await?
+            };
+            let found = match row {
                 Some(found) => found,
                 // Made a moment ago: its routing row follows the answer (regions.md 6).
                 None => match crate::ops::cards::find_named(app, slug).await? {
