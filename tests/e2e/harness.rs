@@ -92,6 +92,24 @@ pub fn server() -> &'static Server {
 }
 
 impl Server {
+    /// Every file of the server's local state under `under` (`v3`: D1 databases and their
+    /// logs, Durable Object storage, KV, queues; `v3/d1`: the D1 files), at any depth.
+    pub fn state_files(&self, under: &str) -> Vec<PathBuf> {
+        let mut out = vec![];
+        let mut dirs = vec![self.state.join(under)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        out
+    }
+
     /// Applies the migrations to a fresh state directory and starts `wrangler dev` with
     /// the given vars. A watchdog stops the server when this test process exits.
     pub fn start(name: &str, vars: &[(&str, &str)]) -> Server {

@@ -160,14 +160,14 @@ fn an_unknown_region_is_refused_and_a_region_is_not_changed_by_update() {
 /// card keeps its slug. So no slug blocks a name and no card is without its page.
 #[test]
 fn a_crash_at_any_step_leaves_no_slug_blocking_a_name_and_no_card_without_its_page() {
-    let s = Server::start(
-        "slug-crash",
-        &[
-            ("ADMIN_TOKEN", ADMIN_TOKEN),
-            ("SLUGS_FAULT", "after-reserve"),
-            ("SLUG_SETTLE_MS", "0"),
-        ],
-    );
+    // Each step in a server started with its fault (`None`: the step that meets what it
+    // left); entries on their way are settled at once.
+    let vars = |fault: Option<&'static str>| {
+        let mut v = vec![("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUG_SETTLE_MS", "0")];
+        v.extend(fault.map(|f| ("SLUGS_FAULT", f)));
+        v
+    };
+    let s = Server::start("slug-crash", &vars(Some("after-reserve")));
     let t = s.tenant(&ALL_SCOPES);
     let (account, token) = (t.account, t.token.clone());
     let r = t.send(
@@ -176,29 +176,16 @@ fn a_crash_at_any_step_leaves_no_slug_blocking_a_name_and_no_card_without_its_pa
         &json!({"first_name": "Crash", "last_name": "Test"}),
     );
     assert_eq!(r.status, 500, "{}", r.body);
-    let s = s.restart_with(
-        "slug-crash-2",
-        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUG_SETTLE_MS", "0")],
-    );
+    let s = s.restart_with("slug-crash-2", &vars(None));
     let t = Tenant {
         server: &s,
         account,
         token: token.clone(),
     };
-    s.cron("* * * * *");
     let card = t.card(json!({"first_name": "Crash", "last_name": "Test"}));
     assert_eq!(card["slug"], "crash-test", "the name was released: {card}");
-    // The sweeper keeps a slug whose card is there.
-    s.cron("* * * * *");
     assert_eq!(s.call("GET", "/c/crash-test", None, None).status, 200);
-    let s = s.restart_with(
-        "slug-crash-3",
-        &[
-            ("ADMIN_TOKEN", ADMIN_TOKEN),
-            ("SLUGS_FAULT", "after-delete"),
-            ("SLUG_SETTLE_MS", "0"),
-        ],
-    );
+    let s = s.restart_with("slug-crash-3", &vars(Some("after-delete")));
     let t = Tenant {
         server: &s,
         account,
@@ -209,7 +196,6 @@ fn a_crash_at_any_step_leaves_no_slug_blocking_a_name_and_no_card_without_its_pa
         t.send("DELETE", &format!("/cards/{id}"), &json!({})).status,
         500
     );
-    s.cron("* * * * *");
     let again = t.card(json!({"first_name": "Crash", "last_name": "Test"}));
     assert_eq!(
         again["slug"], "crash-test",
@@ -217,14 +203,7 @@ fn a_crash_at_any_step_leaves_no_slug_blocking_a_name_and_no_card_without_its_pa
     );
     // A crash after the card is made, before its slug is live and its routing row written:
     // its page opens all the same (through the name's object), and the name stays its.
-    let s = s.restart_with(
-        "slug-crash-4",
-        &[
-            ("ADMIN_TOKEN", ADMIN_TOKEN),
-            ("SLUGS_FAULT", "after-create"),
-            ("SLUG_SETTLE_MS", "0"),
-        ],
-    );
+    let s = s.restart_with("slug-crash-4", &vars(Some("after-create")));
     let t = Tenant {
         server: &s,
         account,
@@ -236,10 +215,7 @@ fn a_crash_at_any_step_leaves_no_slug_blocking_a_name_and_no_card_without_its_pa
         &json!({"first_name": "Crash", "last_name": "Made"}),
     );
     assert_eq!(r.status, 500, "{}", r.body);
-    let s = s.restart_with(
-        "slug-crash-5",
-        &[("ADMIN_TOKEN", ADMIN_TOKEN), ("SLUG_SETTLE_MS", "0")],
-    );
+    let s = s.restart_with("slug-crash-5", &vars(None));
     let t = Tenant {
         server: &s,
         account,
@@ -860,61 +836,42 @@ fn creates_of_one_name_from_two_regions_at_once_get_two_slugs_and_open_at_once()
 /// The bytes of every file of the local state (D1 databases and their logs, Durable
 /// Object storage, KV, queues) that holds `needle`, but `except`'s.
 fn files_holding(s: &Server, needle: &str, except: &[std::path::PathBuf]) -> Vec<String> {
-    let mut found = vec![];
-    let mut dirs = vec![s.state.join("v3")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-                continue;
-            }
-            if except.iter().any(|e| path.starts_with(e)) {
-                continue;
-            }
-            let bytes = std::fs::read(&path).unwrap_or_default();
-            if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-                found.push(path.display().to_string());
-            }
-        }
-    }
-    found
+    s.state_files("v3")
+        .into_iter()
+        .filter(|path| !except.iter().any(|e| path.starts_with(e)))
+        .filter(|path| {
+            let bytes = std::fs::read(path).unwrap_or_default();
+            bytes.windows(needle.len()).any(|w| w == needle.as_bytes())
+        })
+        .map(|path| path.display().to_string())
+        .collect()
 }
 
 /// The local D1 file (and its log) of the shard that holds `account`'s row.
 fn shard_file_of(s: &Server, account: i64) -> Vec<std::path::PathBuf> {
     let mut out = vec![];
-    let dir = s.state.join("v3/d1");
-    let mut dirs = vec![dir];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-                continue;
-            }
-            let name = path.display().to_string();
-            if !name.ends_with(".sqlite") || name.contains("metadata") {
-                continue;
-            }
-            let conn = rusqlite::Connection::open_with_flags(
-                &path,
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    for path in s.state_files("v3/d1") {
+        let name = path.display().to_string();
+        if !name.ends_with(".sqlite") || name.contains("metadata") {
+            continue;
+        }
+        let conn = rusqlite::Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        let holds = conn
+            .query_row(
+                "SELECT COUNT(*) FROM accounts WHERE id = ?1 AND \
+                 EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'cards')",
+                [account],
+                |r| r.get::<_, i64>(0),
             )
-            .unwrap();
-            let holds = conn
-                .query_row(
-                    "SELECT COUNT(*) FROM accounts WHERE id = ?1 AND \
-                     EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'cards')",
-                    [account],
-                    |r| r.get::<_, i64>(0),
-                )
-                .unwrap_or(0);
-            if holds > 0 {
-                out.push(path.clone());
-                out.push(format!("{name}-wal").into());
-                out.push(format!("{name}-shm").into());
-            }
+            .unwrap_or(0);
+        if holds > 0 {
+            out.push(path.clone());
+            out.push(format!("{name}-wal").into());
+            out.push(format!("{name}-shm").into());
         }
     }
     out

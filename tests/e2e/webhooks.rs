@@ -587,22 +587,14 @@ fn gone_disables_and_disabled_webhooks_receive_nothing() {
 
 /// The local D1 database files of a server (the database and its write-ahead log).
 fn d1_files(s: &Server) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![s.state.join("v3/d1")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if !name.starts_with("metadata.")
+    s.state_files("v3/d1")
+        .into_iter()
+        .filter(|path| {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            !name.starts_with("metadata.")
                 && (name.ends_with(".sqlite") || name.ends_with(".sqlite-wal"))
-            {
-                out.push(path);
-            }
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// The kept row of an idempotency key, read from a copy of the local D1 files (the
