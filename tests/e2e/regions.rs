@@ -1060,28 +1060,3 @@ fn a_slug_held_for_a_create_that_makes_no_card_is_given_back() {
     let other = t.card(json!({"first_name": "Gone", "last_name": "Account"}));
     assert_eq!(other["slug"], "gone-account-2", "retired, not free");
 }
-
-/// regions.md 1 and 6: a deleted card's slug is retired in its name's object. Its page
-/// answers 404 at once, another account's create of the name gets `-2`, and the account
-/// that deleted it gets it back.
-#[test]
-fn a_deleted_cards_slug_is_retired_for_other_accounts_and_free_for_its_own() {
-    let s = crate::harness::server();
-    let (owner, other) = (s.tenant(&ALL_SCOPES), s.tenant(&ALL_SCOPES));
-    let name = json!({"first_name": "Retired", "last_name": "Card"});
-    let card = owner.card(name.clone());
-    assert_eq!(card["slug"], "retired-card", "{card}");
-    assert_eq!(s.call("GET", "/c/retired-card", None, None).status, 200);
-    let r = owner.send("DELETE", &format!("/cards/{}", card["id"]), &json!({}));
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(s.call("GET", "/c/retired-card", None, None).status, 404);
-    let theirs = other.card(name.clone());
-    assert_eq!(
-        theirs["slug"], "retired-card-2",
-        "retired, not free: {theirs}"
-    );
-    assert_eq!(s.call("GET", "/c/retired-card", None, None).status, 404);
-    let again = owner.card(name);
-    assert_eq!(again["slug"], "retired-card", "its own retirement: {again}");
-    assert_eq!(s.call("GET", "/c/retired-card", None, None).status, 200);
-}
