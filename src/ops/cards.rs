@@ -5,7 +5,7 @@
 
 use futures_util::future::join;
 
-use crate::db::{Directory, Start};
+use crate::db::{Directory, Shard, Start};
 use crate::domain::card::{Card, CardInput, CardPatch};
 use crate::domain::config::SlugsFault;
 use crate::domain::input::Field;
@@ -303,31 +303,39 @@ pub async fn change(
     // uses no template (`store::cards::update_sql`). Refused, the card's template is read
     // and the patch written again with it; a card that has none was not there (or changed,
     // with `unchanged`). An untemplated card pays no round trip for templates.
-    let mut read = !matches!(patch.template_id, Field::Absent);
+    let read = !matches!(patch.template_id, Field::Absent);
     if read {
         templated(app, p, &mut patch, Some(id), kept).await?;
     }
     let db = app.db()?;
-    let card = loop {
-        let mut write = patch.clone();
-        write.apply_plan(p.features);
-        let (card, sent) =
-            cards::update(&db, p.account_id, id, &write, unchanged, app.now_ms).await?;
-        outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
-        if card.is_none() && !read {
-            read = true;
-            templated(app, p, &mut patch, Some(id), kept).await?;
-            if patch.template.is_some() {
-                continue;
-            }
+    let mut card = update_once(app, p, &db, id, &patch, unchanged).await?;
+    if card.is_none() && !read {
+        templated(app, p, &mut patch, Some(id), kept).await?;
+        if patch.template.is_some() {
+            card = update_once(app, p, &db, id, &patch, unchanged).await?;
         }
-        patch = write;
-        break card;
-    };
+    }
     if card.is_some() {
         behind(app, p, patch.template.as_ref().map(|t| (t.id, t.rev))).await?;
     }
     Ok(card.map(|c| c.effective(p.features)))
+}
+
+/// One update of the card with the plan's coercions applied to a copy of the patch (a
+/// write made again after its template is read checks locks against the body as sent).
+async fn update_once(
+    app: &App,
+    p: &Principal,
+    db: &Shard,
+    id: i64,
+    patch: &CardPatch,
+    unchanged: Option<i64>,
+) -> ApiResult<Option<Card>> {
+    let mut write = patch.clone();
+    write.apply_plan(p.features);
+    let (card, sent) = cards::update(db, p.account_id, id, &write, unchanged, app.now_ms).await?;
+    outbox::dispatch(&app.env, &app.ctx, sent, app.config.webhooks_fault);
+    Ok(card)
 }
 
 /// A write that applied a template rev the template has left meanwhile (its change landed
