@@ -3,8 +3,10 @@
 usage: python3 bench/perf.py DIR_A DIR_B "getCard (20 leads)" [MARKER ...]
 
 DIR_A and DIR_B are as for bench/ab.py (a build/ and a wrangler.toml each); DIR_B may be
-`peer`. Each worker is served in the peer bench's setting and loaded with the row for 8 s
-while `perf record -g` samples its runtime workerd process (wrangler's proxy is left out).
+`peer`. Both workers are served in the peer bench's setting, warmed with the row for 3 s
+each, then loaded with it in PERF_ROUNDS (default 2) alternating slices, A B then B A, 16 s
+per worker in all, while `perf record -g` samples the loaded worker's runtime workerd
+process (wrangler's proxy is left out).
 Printed for each, in µs of CPU per request:
 - the samples by kind: SQLite, V8's runtime and builtins, workerd and kj (its event loop),
   malloc, the kernel, JIT code (JavaScript and wasm; one bucket unless V8 writes a perf
@@ -59,25 +61,28 @@ def kind(sym):
     return "other native"
 
 
-def report(data, requests, markers):
-    script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"],
-                            capture_output=True, text=True).stdout
+def report(slices, markers):
+    """`slices`: (perf data file, requests served while it was recorded) of one worker."""
+    requests = sum(n for _, n in slices)
     us = lambda n: n / HZ / requests * 1e6
     kinds, marked, leaves, total = (collections.Counter(), collections.Counter(),
                                     collections.Counter(), 0)
-    for sample in script.split("\n\n"):
-        frames = [l.strip() for l in sample.strip().split("\n") if l.strip()]
-        if not frames:
-            continue
-        total += 1
-        ip, _, leaf = frames[0].partition(" ")
-        kinds["kernel" if ip.startswith("ffffffff") else kind(leaf.strip())] += 1
-        if kind(leaf.strip()) == os.environ.get("PERF_KIND", kind(leaf.strip())):
-            leaves[leaf.strip()] += 1
-        text = "\n".join(frames)
-        for m in markers:
-            if m in text:
-                marked[m] += 1
+    for data, _ in slices:
+        script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"],
+                                capture_output=True, text=True).stdout
+        for sample in script.split("\n\n"):
+            frames = [l.strip() for l in sample.strip().split("\n") if l.strip()]
+            if not frames:
+                continue
+            total += 1
+            ip, _, leaf = frames[0].partition(" ")
+            kinds["kernel" if ip.startswith("ffffffff") else kind(leaf.strip())] += 1
+            if kind(leaf.strip()) == os.environ.get("PERF_KIND", kind(leaf.strip())):
+                leaves[leaf.strip()] += 1
+            text = "\n".join(frames)
+            for m in markers:
+                if m in text:
+                    marked[m] += 1
     print(f"  total {us(total):7.1f} µs/request over {requests} requests")
     for k, n in kinds.most_common():
         print(f"  {k:20s} {us(n):7.1f}")
@@ -93,19 +98,30 @@ def report(data, requests, markers):
 def main():
     a_dir, b_dir, ep = sys.argv[1], sys.argv[2], sys.argv[3]
     markers = sys.argv[4:] or MARKERS
+    rounds = int(os.environ.get("PERF_ROUNDS", "2"))
     with Pair(a_dir, b_dir, "perf") as pair:
         endpoint = pair.endpoint(ep)
-        for w, label in zip(pair.workers, (a_dir, b_dir)):
+        # Both warm before either is recorded, then slices in A B, B A, ... order. Recorded
+        # one after the other, whichever worker went first read 10-25 % higher (session of
+        # 2026-11-29 (6), the same two builds both ways round); alternated, the first named
+        # still reads 2-6 % higher. Compare builds with bench/ab.py; this says where the
+        # CPU of each goes.
+        for w in pair.workers:
             pair.load(w, endpoint, 3)
-            data = os.path.join(pair.tmp, f"perf-{w.name}.data")
-            rec = subprocess.Popen(["perf", "record", "-F", str(HZ), "-g", "-p",
-                                    str(runtime_pid(w)), "-o", data],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            out = pair.load(w, endpoint, 8)
-            rec.send_signal(signal.SIGINT)
-            rec.wait()
+        slices = {w.name: [] for w in pair.workers}
+        for r in range(rounds):
+            for w in (pair.workers if r % 2 == 0 else pair.workers[::-1]):
+                data = os.path.join(pair.tmp, f"perf-{w.name}-{r}.data")
+                rec = subprocess.Popen(["perf", "record", "-F", str(HZ), "-g", "-p",
+                                        str(runtime_pid(w)), "-o", data],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                out = pair.load(w, endpoint, max(1, round(16 / rounds)))
+                rec.send_signal(signal.SIGINT)
+                rec.wait()
+                slices[w.name].append((data, out["requests"]))
+        for w, label in zip(pair.workers, (a_dir, b_dir)):
             print(f"{label}: {ep}", flush=True)
-            report(data, out["requests"], markers)
+            report(slices[w.name], markers)
 
 
 if __name__ == "__main__":
